@@ -1,0 +1,52 @@
+"""outflank: Othello (Reversi) to play and study.
+
+The public API in short::
+
+    from outflank import Board, Move
+    board = Board()
+    board.play("f5")
+    print(board)
+
+See the README and docs/ for the engine, the teaching search and the apps.
+"""
+
+from outflank.board import (
+    BLACK,
+    PASS,
+    WHITE,
+    Board,
+    Color,
+    Move,
+    Outcome,
+    Rules,
+    parse_square,
+    square_name,
+)
+from outflank.errors import (
+    IllegalMoveError,
+    InvalidBoardError,
+    InvalidMoveError,
+    OutflankError,
+    SearchLimitError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BLACK",
+    "PASS",
+    "WHITE",
+    "Board",
+    "Color",
+    "IllegalMoveError",
+    "InvalidBoardError",
+    "InvalidMoveError",
+    "Move",
+    "Outcome",
+    "OutflankError",
+    "Rules",
+    "SearchLimitError",
+    "__version__",
+    "parse_square",
+    "square_name",
+]

@@ -1,0 +1,110 @@
+/*
+ * module.c - the Python face of outflank._core.
+ *
+ * Bitboards cross the boundary as Python ints (0 <= b < 2**64), always from
+ * the side to move: `player` holds the mover's discs, `opponent` the other's.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "bitboard.h"
+
+/* Read a Python int into a bitboard; set a ValueError/TypeError on failure. */
+static int to_bitboard(PyObject *obj, void *out) {
+    if (!PyLong_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "a bitboard must be an int, not %.100s",
+                     Py_TYPE(obj)->tp_name);
+        return 0;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "a bitboard must be in 0 .. 2**64-1");
+        return 0;
+    }
+    *(u64 *)out = (u64)v;
+    return 1;
+}
+
+static int check_disjoint(u64 P, u64 O) {
+    if (P & O) {
+        PyErr_SetString(PyExc_ValueError, "player and opponent bitboards overlap");
+        return 0;
+    }
+    return 1;
+}
+
+PyDoc_STRVAR(moves_doc,
+             "moves(player, opponent) -> int\n\n"
+             "Bitboard of the squares where the side to move may play.");
+
+static PyObject *py_moves(PyObject *self, PyObject *args) {
+    (void)self;
+    u64 P, O;
+    if (!PyArg_ParseTuple(args, "O&O&:moves", to_bitboard, &P, to_bitboard, &O)) return NULL;
+    if (!check_disjoint(P, O)) return NULL;
+    return PyLong_FromUnsignedLongLong(bb_moves(P, O));
+}
+
+PyDoc_STRVAR(flips_doc,
+             "flips(player, opponent, square) -> int\n\n"
+             "Bitboard of the discs flipped by playing on square (0 if none).");
+
+static PyObject *py_flips(PyObject *self, PyObject *args) {
+    (void)self;
+    u64 P, O;
+    int sq;
+    if (!PyArg_ParseTuple(args, "O&O&i:flips", to_bitboard, &P, to_bitboard, &O, &sq))
+        return NULL;
+    if (!check_disjoint(P, O)) return NULL;
+    if (sq < 0 || sq > 63) {
+        PyErr_Format(PyExc_ValueError, "square must be in 0..63, not %d", sq);
+        return NULL;
+    }
+    if ((P | O) >> sq & 1) return PyLong_FromLong(0);
+    return PyLong_FromUnsignedLongLong(bb_flips(P, O, sq));
+}
+
+PyDoc_STRVAR(perft_doc,
+             "perft(player, opponent, depth, count_finished=True) -> int\n\n"
+             "Leaves of the game tree at depth. A forced pass counts as a move; a\n"
+             "game over before depth counts as one leaf (or none if\n"
+             "count_finished is false). Releases the GIL.");
+
+static PyObject *py_perft(PyObject *self, PyObject *args, PyObject *kwargs) {
+    (void)self;
+    static char *kwlist[] = {"player", "opponent", "depth", "count_finished", NULL};
+    u64 P, O;
+    int depth, count_finished = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&i|p:perft", kwlist, to_bitboard, &P,
+                                     to_bitboard, &O, &depth, &count_finished))
+        return NULL;
+    if (!check_disjoint(P, O)) return NULL;
+    if (depth < 0 || depth > 60) {
+        PyErr_Format(PyExc_ValueError, "perft depth must be in 0..60, not %d", depth);
+        return NULL;
+    }
+    uint64_t n;
+    Py_BEGIN_ALLOW_THREADS
+    n = bb_perft(P, O, depth, count_finished);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromUnsignedLongLong(n);
+}
+
+static PyMethodDef core_methods[] = {
+    {"moves", py_moves, METH_VARARGS, moves_doc},
+    {"flips", py_flips, METH_VARARGS, flips_doc},
+    {"perft", (PyCFunction)(void (*)(void))py_perft, METH_VARARGS | METH_KEYWORDS, perft_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "outflank._core",
+    "Native Othello core: bitboard rules, perft, search.", -1, core_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void) {
+    bb_init();
+    return PyModule_Create(&core_module);
+}

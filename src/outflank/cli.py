@@ -1,0 +1,57 @@
+"""The ``outflank`` command: one entry point for everything.
+
+Each sub-command lives in :mod:`outflank.commands`. Bad input ends with a
+one-line error on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from outflank import __version__
+from outflank.commands import COMMANDS
+from outflank.errors import OutflankError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="outflank",
+        description="Othello (Reversi): play, analyse, solve and learn alpha-beta search.",
+    )
+    parser.add_argument("--version", action="version", version=f"outflank {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in COMMANDS:
+        module = importlib.import_module(module_name)
+        sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.configure(sub)
+        sub.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "_run", None) is None:
+        parser.print_help()
+        return 0
+    try:
+        return int(args._run(args) or 0)
+    except OutflankError as exc:
+        print(f"outflank {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"outflank {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,10 @@
+"""Sub-commands of the ``outflank`` command line, one module each.
+
+A command module defines ``NAME``, ``HELP``, ``configure(parser)`` to add its
+arguments and ``run(args) -> int`` returning the exit code. Add new modules to
+``COMMANDS`` below.
+"""
+
+COMMANDS = [
+    "outflank.commands.perft",
+]

@@ -1,0 +1,27 @@
+"""Exceptions raised by outflank.
+
+Every error caused by bad input is a subclass of :class:`OutflankError`, which
+is itself a :class:`ValueError`, so ``except ValueError`` catches them all.
+"""
+
+from __future__ import annotations
+
+
+class OutflankError(ValueError):
+    """Base class of every bad-input error in outflank."""
+
+
+class InvalidMoveError(OutflankError):
+    """A move string cannot be parsed (for example ``"z9"``)."""
+
+
+class IllegalMoveError(OutflankError):
+    """A well-formed move is not legal in the position."""
+
+
+class InvalidBoardError(OutflankError):
+    """A board description (OBF, ASCII, transcript, bitboards) is malformed."""
+
+
+class SearchLimitError(OutflankError):
+    """A search was asked for an impossible limit (depth 0, negative time...)."""

@@ -1,0 +1,76 @@
+"""OBF test-suite files: one position per line with every move's exact score.
+
+A line reads ``<64 cells> <mover>; A2:+38; C7:+36; ...`` as in the FForum
+endgame suite (``shared/data/ffo``). Lines that are blank or start with ``%``
+or ``#`` are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from outflank.board import Board, Move
+from outflank.errors import InvalidBoardError, OutflankError
+
+__all__ = ["ObfEntry", "parse_obf_line", "read_obf_file"]
+
+
+@dataclass(frozen=True)
+class ObfEntry:
+    """One position of a suite: the board and the listed score of each move."""
+
+    board: Board
+    scores: dict[Move, int] = field(default_factory=dict)
+    line: int = 0
+
+    @property
+    def best_score(self) -> int | None:
+        """The best listed score (the position's exact value), if any."""
+        return max(self.scores.values()) if self.scores else None
+
+    @property
+    def best_moves(self) -> list[Move]:
+        best = self.best_score
+        return [m for m, s in self.scores.items() if s == best]
+
+
+_SCORE = re.compile(r"^\s*([A-Ha-h][1-8]|pass|PA)\s*:\s*([+-]?\d+)\s*$", re.IGNORECASE)
+
+
+def parse_obf_line(text: str, line: int = 0) -> ObfEntry:
+    """Parse one OBF line with optional ``; move:score`` fields."""
+    head, *fields = text.strip().split(";")
+    board = Board.from_obf(head)
+    scores: dict[Move, int] = {}
+    for item in fields:
+        if not item.strip():
+            continue
+        match = _SCORE.match(item)
+        if match is None:
+            raise InvalidBoardError(f"malformed move score {item.strip()!r}")
+        scores[Move.from_str(match.group(1))] = int(match.group(2))
+    return ObfEntry(board, scores, line)
+
+
+def iter_obf(text: str, source: str = "<string>") -> Iterator[ObfEntry]:
+    for number, raw in enumerate(text.splitlines(), 1):
+        stripped = raw.strip()
+        if not stripped or stripped[0] in "%#":
+            continue
+        try:
+            yield parse_obf_line(stripped, number)
+        except OutflankError as exc:
+            raise InvalidBoardError(f"{source}:{number}: {exc}") from None
+
+
+def read_obf_file(path: str | Path) -> list[ObfEntry]:
+    """Every position of an OBF file; errors name the file and the line."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InvalidBoardError(f"{path}: not a text file") from None
+    return list(iter_obf(text, str(path)))

@@ -1,0 +1,32 @@
+"""Shared fixtures: paths to the reference data in ../shared."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("OUTFLANK_SHARED", ROOT.parent / "shared"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def shared_path(*parts: str) -> Path:
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"reference data not found: {path}")
+    return path
+
+
+@pytest.fixture
+def ffo_dir() -> Path:
+    return shared_path("data", "ffo")
+
+
+def cli_env() -> dict[str, str]:
+    """Environment for running ``python -m outflank`` from the source tree."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    return env

@@ -1,0 +1,143 @@
+"""The Board API: rules, notation, history and bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from outflank import (
+    BLACK,
+    PASS,
+    WHITE,
+    Board,
+    IllegalMoveError,
+    InvalidBoardError,
+    InvalidMoveError,
+    Move,
+    OutflankError,
+    Rules,
+)
+
+
+def test_start_position() -> None:
+    board = Board()
+    assert board.turn is BLACK
+    assert board.score() == (2, 2)
+    assert [str(m) for m in board.legal_moves] == ["d3", "c4", "f5", "e6"]
+    assert board.obf() == "-" * 27 + "OX------XO" + "-" * 27 + " X"
+
+
+def test_play_flips_and_pop_restores() -> None:
+    board = Board()
+    before = board.copy()
+    assert board.flips("f5") == [36]
+    board.play("f5")
+    assert board.turn is WHITE
+    assert board.score() == (4, 1)
+    assert board.peek() == Move.from_str("F5")
+    assert board.pop() == Move.from_str("f5")
+    assert board == before
+
+
+def test_illegal_move_leaves_board_unchanged() -> None:
+    board = Board()
+    snapshot = board.copy()
+    with pytest.raises(IllegalMoveError):
+        board.push("a1")
+    with pytest.raises(IllegalMoveError):
+        board.push(PASS)
+    with pytest.raises(IllegalMoveError):
+        board.push("d4")  # occupied
+    assert board == snapshot and board.move_stack == []
+
+
+@pytest.mark.parametrize("text", ["z9", "a0", "i1", "", "d33", "pas"])
+def test_unparsable_moves(text: str) -> None:
+    with pytest.raises(InvalidMoveError):
+        Move.from_str(text)
+    assert issubclass(InvalidMoveError, OutflankError)
+    assert issubclass(OutflankError, ValueError)
+
+
+def test_move_notation() -> None:
+    assert str(Move.from_str("D3")) == "d3"
+    assert Move.from_str("d3").square == 19
+    assert str(Move.from_str("PASS")) == "pass"
+    with pytest.raises(InvalidMoveError):
+        Move(64)
+
+
+def test_transcript_round_trip() -> None:
+    moves = "f5d6c3d3c4f4f6f3e6e7"
+    board = Board.from_transcript(moves)
+    assert board.transcript() == moves
+    assert Board.from_transcript("F5 d6, C3 d3") == Board.from_transcript("f5d6c3d3")
+
+
+def test_bad_transcript_names_the_move() -> None:
+    with pytest.raises(InvalidBoardError, match="move 3"):
+        Board.from_transcript("f5d6a1")
+    with pytest.raises(InvalidBoardError):
+        Board.from_transcript("f5 xx")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "X" * 63 + " X", "X" * 64 + " Z", "Q" * 64 + " X", "X" * 64],
+)
+def test_bad_obf(text: str) -> None:
+    with pytest.raises(InvalidBoardError):
+        Board.from_obf(text)
+
+
+def test_obf_round_trip_and_ascii() -> None:
+    board = Board.from_transcript("f5d6c3d3c4")
+    assert Board.from_obf(board.obf()) == board.copy(stack=False)
+    assert Board.from_ascii(str(board), board.turn) == board.copy(stack=False)
+    text = str(board)
+    assert text.splitlines()[0].split() == list("abcdefgh")
+
+
+def test_forced_pass_and_game_over() -> None:
+    # Black owns everything but h8 and one white disc on g8: white must pass,
+    # then black plays h8... construct a position where white has no move.
+    board = Board.from_obf("X" * 62 + "O-" + " O")
+    assert board.legal_moves == [PASS]
+    assert board.must_pass()
+    board.push(PASS)
+    assert [str(m) for m in board.legal_moves] == ["h8"]
+    board.play("h8")
+    assert board.is_game_over()
+    assert board.result() == "1-0"
+    assert board.outcome() is not None and board.outcome().margin == 64
+
+
+def test_reversi_rule_ends_when_mover_cannot_move() -> None:
+    board = Board.from_obf("X" * 62 + "O-" + " O", rules=Rules.REVERSI)
+    assert board.legal_moves == []
+    assert board.is_game_over()
+    assert board.result() == "1-0"
+
+
+def test_draw_and_margin() -> None:
+    board = Board.from_obf("X" * 32 + "O" * 32 + " X")
+    assert board.is_game_over()
+    assert board.result() == "1/2-1/2"
+    assert board.winner() is None
+
+
+def test_equality_and_hash() -> None:
+    a = Board.from_transcript("f5d6")
+    b = Board.from_transcript("f5d6")
+    assert a == b and hash(a) == hash(b)
+    assert a != Board()
+    assert len({a, b, Board()}) == 2
+
+
+def test_pop_empty_raises() -> None:
+    with pytest.raises(IndexError):
+        Board().pop()
+
+
+def test_overlapping_bitboards_rejected() -> None:
+    with pytest.raises(InvalidBoardError):
+        Board(black=1, white=1)
