@@ -33,6 +33,7 @@ timeouts; a dead, silent or garbled engine raises :class:`PlayerError`.
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import re
 import subprocess
@@ -452,9 +453,15 @@ class NBoardClient:
     MAX_NOISE = 10_000  # unrecognised lines tolerated per request
 
     def __init__(
-        self, argv: list[str], *, depth: int | None = None, start_timeout: float = 10.0
+        self,
+        argv: list[str],
+        *,
+        depth: int | None = None,
+        start_timeout: float = 10.0,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.argv = argv
+        self.label = " ".join([os.path.basename(argv[0]), *argv[1:]])[:60]
         self.depth = depth if depth is not None else 10
         self.engine_name: str | None = None
         self.log: list[str] = []  # everything the engine said (for forfeit reports)
@@ -469,6 +476,7 @@ class NBoardClient:
                 text=True,
                 bufsize=1,
                 errors="replace",
+                env=env,
             )
         except OSError as exc:
             raise PlayerError(f"cannot start engine {' '.join(argv)!r}: {exc}") from None
@@ -494,25 +502,27 @@ class NBoardClient:
     def send(self, line: str) -> None:
         """Send one command line."""
         if self.proc.stdin is None or not self.alive:
-            raise PlayerError(f"engine {self.argv[0]} is not running")
+            raise PlayerError(f"engine {self.label} is not running")
         try:
             self.proc.stdin.write(line + "\n")
             self.proc.stdin.flush()
         except (OSError, ValueError):
-            raise PlayerError(f"engine {self.argv[0]} closed its input") from None
+            raise PlayerError(f"engine {self.label} closed its input") from None
 
     def _next(self, deadline: float) -> str:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             self.kill()
-            raise PlayerError(f"engine {self.argv[0]} timed out")
+            raise PlayerError(f"engine {self.label} timed out")
         try:
             line = self._lines.get(timeout=remaining)
         except queue.Empty:
             self.kill()
-            raise PlayerError(f"engine {self.argv[0]} timed out") from None
+            raise PlayerError(f"engine {self.label} timed out") from None
         if line is None:
-            raise PlayerError(f"engine {self.argv[0]} died (exit code {self.proc.poll()})")
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=1.0)
+            raise PlayerError(f"engine {self.label} died (exit code {self.proc.poll()})")
         self.log.append(line)
         del self.log[:-200]
         if line.startswith("set myname "):
@@ -533,7 +543,7 @@ class NBoardClient:
             seen.append(line)
             if len(seen) > self.MAX_NOISE:
                 self.kill()
-                raise PlayerError(f"engine {self.argv[0]} floods output without answering")
+                raise PlayerError(f"engine {self.label} floods output without answering")
 
     def set_position(self, board: Board) -> None:
         """Send the game leading to ``board`` (``set game`` with its GGF)."""
@@ -552,7 +562,7 @@ class NBoardClient:
                 try:
                     return parse_engine_move(line)
                 except ValueError as exc:
-                    raise PlayerError(f"engine {self.argv[0]}: {exc}") from None
+                    raise PlayerError(f"engine {self.label}: {exc}") from None
             if not line.split() or line.split()[0] not in (
                 "status",
                 "search",
@@ -565,7 +575,7 @@ class NBoardClient:
                 noise += 1
                 if noise > self.MAX_NOISE:
                     self.kill()
-                    raise PlayerError(f"engine {self.argv[0]} answers garbage")
+                    raise PlayerError(f"engine {self.label} answers garbage")
 
     def hint(self, board: Board, n: int = 1, timeout: float = 30.0) -> list[HintLine]:
         """The engine's ``search``/``book`` lines for ``hint n`` (latest per move)."""

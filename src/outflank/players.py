@@ -335,13 +335,14 @@ class ExternalPlayer(BasePlayer):
         depth: int | None = None,
         timeout: float = 30.0,
         start_timeout: float = 10.0,
+        env: dict[str, str] | None = None,
     ) -> None:
         from outflank.nboard import NBoardClient
 
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
             raise OutflankError("nboard: empty engine command")
-        self.client = NBoardClient(argv, depth=depth, start_timeout=start_timeout)
+        self.client = NBoardClient(argv, depth=depth, start_timeout=start_timeout, env=env)
         super().__init__(name or self.client.engine_name or argv[0])
         self.timeout = timeout
 
