@@ -48,8 +48,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     small.add_argument("--seed", type=int, help="random seed for --first random")
     othello = parser.add_argument_group("othello (the Othello terminal game)")
     othello.add_argument("--black", help="black player spec (default: human)")
-    othello.add_argument("--white", help="white player spec (default: level:5)")
-    othello.add_argument("--level", type=int, help="engine level 1..20 for the computer side")
+    othello.add_argument("--white", help="white player spec (default: level:N from --level)")
+    othello.add_argument(
+        "--level", type=int, help="engine level 1..20 of the default computer side (default: 5)"
+    )
     othello.add_argument("--rules", choices=["othello", "reversi"], help="rules (default: othello)")
     othello.add_argument(
         "--no-color", action="store_true", default=None, help="plain output without colours"
@@ -78,11 +80,11 @@ def _reject(args: argparse.Namespace, names: tuple[str, ...], owner: str) -> Non
 
 def _run_othello(args: argparse.Namespace) -> int:
     _reject(args, _SMALL_OPTIONS, "tictactoe|mnk|connect4")
-    args.black = args.black or "human"
-    args.white = args.white or "level:5"
+    args.black = args.black or "human"  # --white defaults to level:N (outflank.tui)
+    args.level = 5 if args.level is None else args.level
     args.rules = args.rules or "othello"
     args.no_color = bool(args.no_color)
-    if args.level is not None and not 1 <= args.level <= 20:
+    if not 1 <= args.level <= 20:
         raise OutflankError(f"--level must be in 1..20, not {args.level}")
     try:
         tui = importlib.import_module("outflank.tui")
