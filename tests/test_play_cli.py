@@ -94,3 +94,9 @@ def test_bad_options_give_one_line_errors(args: list[str], message: str) -> None
     assert proc.returncode == 2
     assert message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_othello_is_handed_to_the_terminal_game() -> None:
+    proc = play("othello", "--white", "random", "--no-color", stdin="f5\nquit\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "a b c d e f g h" in proc.stdout
