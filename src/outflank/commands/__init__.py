@@ -9,4 +9,7 @@ COMMANDS = [
     "outflank.commands.perft",
     "outflank.commands.alphabeta",
     "outflank.commands.explain",
+    "outflank.commands.play",
+    "outflank.commands.nboard",
+    "outflank.commands.gui",
 ]
