@@ -8,6 +8,7 @@
 #include <Python.h>
 
 #include "bitboard.h"
+#include "features.h"
 
 /* Read a Python int into a bitboard; set a ValueError/TypeError on failure. */
 static int to_bitboard(PyObject *obj, void *out) {
@@ -106,5 +107,7 @@ static struct PyModuleDef core_module = {
 
 PyMODINIT_FUNC PyInit__core(void) {
     bb_init();
-    return PyModule_Create(&core_module);
+    PyObject *m = PyModule_Create(&core_module);
+    if (m && features_register(m) < 0) Py_CLEAR(m);
+    return m;
 }

@@ -1,0 +1,114 @@
+"""The 'default' evaluator: sign-correct, symmetric, deterministic."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from outflank import _core
+from outflank.board import Board
+
+
+def _map_bits(bits: int, f) -> int:
+    out = 0
+    while bits:
+        low = bits & -bits
+        sq = low.bit_length() - 1
+        r, c = divmod(sq, 8)
+        r2, c2 = f(r, c)
+        out |= 1 << (r2 * 8 + c2)
+        bits ^= low
+    return out
+
+
+SYMMETRIES = [
+    lambda r, c: (r, c),
+    lambda r, c: (r, 7 - c),
+    lambda r, c: (7 - r, c),
+    lambda r, c: (7 - r, 7 - c),
+    lambda r, c: (c, r),
+    lambda r, c: (7 - c, r),
+    lambda r, c: (c, 7 - r),
+    lambda r, c: (7 - c, 7 - r),
+]
+
+
+def _random_position(seed: int, plies: int) -> tuple[int, int]:
+    rng = random.Random(seed)
+    board = Board()
+    for _ in range(plies):
+        if board.is_game_over():
+            break
+        board.play(rng.choice(board.legal_moves))
+    return board.player, board.opponent
+
+
+def _bits(*names: str) -> int:
+    out = 0
+    for name in names:
+        out |= 1 << ("abcdefgh".index(name[0]) + 8 * (int(name[1]) - 1))
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32), plies=st.integers(0, 60))
+def test_symmetric_under_the_eight_board_symmetries(seed: int, plies: int) -> None:
+    p, o = _random_position(seed, plies)
+    score = _core.eval_default(p, o)
+    for f in SYMMETRIES:
+        assert _core.eval_default(_map_bits(p, f), _map_bits(o, f)) == score
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32), plies=st.integers(0, 60))
+def test_deterministic(seed: int, plies: int) -> None:
+    p, o = _random_position(seed, plies)
+    assert len({_core.eval_default(p, o) for _ in range(3)}) == 1
+
+
+def test_start_position_is_balanced() -> None:
+    board = Board()
+    assert abs(_core.eval_default(board.player, board.opponent)) <= 100
+
+
+def test_owning_corners_is_good_for_the_mover() -> None:
+    # Same middle; the mover also owns two corners (a1, h8) in one case.
+    mid_p = _bits("d4", "e5", "c3", "f6")
+    mid_o = _bits("d5", "e4", "c6", "f3")
+    corners = _bits("a1", "h8")
+    base = _core.eval_default(mid_p, mid_o)
+    assert _core.eval_default(mid_p | corners, mid_o) > base
+    assert _core.eval_default(mid_p | corners, mid_o) > 0
+    assert _core.eval_default(mid_p, mid_o | corners) < 0
+
+
+def test_mobility_advantage_is_positive() -> None:
+    # The mover has discs around a wall of opponent discs: many moves; the
+    # opponent's discs are boxed in: few moves.
+    p = _bits("d4")
+    o = _bits("c3", "d3", "e3", "c4", "e4", "c5", "d5", "e5")
+    assert bb_count(_core.moves(p, o)) > bb_count(_core.moves(o, p))
+    assert _core.eval_default(p | _bits("a1"), o) > 0
+
+
+def test_x_square_next_to_empty_corner_is_bad() -> None:
+    mid_p = _bits("d4", "e5")
+    mid_o = _bits("d5", "e4")
+    assert _core.eval_default(mid_p | _bits("b2"), mid_o) < _core.eval_default(
+        mid_p | _bits("c3"), mid_o
+    )
+
+
+def test_stable_discs() -> None:
+    p = _bits("a1", "b1", "c1", "a2", "d4")
+    o = _bits("e4", "e5")
+    assert _core.stable_discs(p, o) == _bits("a1", "b1", "c1", "a2")
+    assert _core.stable_discs(p, o) & _bits("d4") == 0
+    full = (1 << 64) - 1
+    assert _core.stable_discs(full, 0) == full
+
+
+def bb_count(bits: int) -> int:
+    return bin(bits).count("1")
