@@ -8,4 +8,6 @@ arguments and ``run(args) -> int`` returning the exit code. Add new modules to
 COMMANDS = [
     "outflank.commands.perft",
     "outflank.commands.nboard",
+    "outflank.commands.tournament",
+    "outflank.commands.replay",
 ]
