@@ -12,4 +12,5 @@ COMMANDS = [
     "outflank.commands.play",
     "outflank.commands.nboard",
     "outflank.commands.gui",
+    "outflank.commands.serve",
 ]

@@ -19,7 +19,7 @@ from outflank.errors import OutflankError
 from outflank.gui.ai import AISpec, EngineLike, Worker, best_move_of, make_engine
 from outflank.gui.animation import FlipAnimation
 from outflank.gui.layout import Layout, compute_layout
-from outflank.gui.render import HintMark, Renderer, Scene
+from outflank.gui.render import MOVES_SEPARATOR, HintMark, Renderer, Scene
 from outflank.gui.session import GameSession, Played
 from outflank.gui.settings import Settings
 
@@ -349,9 +349,28 @@ class App:
             alert="  ".join(alerts) if alerts else None,
             end=end,
             end_title=title,
-            info=f"move {board.ply + 1} - {rules}{ai}",
+            info=f"{'game over' if session.over else f'move {board.ply + 1}'} - {rules}{ai}",
             keys_help=KEYS_HELP,
+            moves=self._move_list(),
         )
+
+    def _move_list(self) -> str:
+        """The moves so far in numbered pairs, three spaces apart: "1. f5 d6   2. c3"."""
+        board = self.board
+        turn = board.root().turn
+        pairs: list[str] = []
+        number = 1
+        for move in board.move_stack:
+            if turn is BLACK:
+                pairs.append(f"{number}. {move}")
+            elif not pairs:
+                pairs.append(f"{number}. ... {move}")
+            else:
+                pairs[-1] += f" {move}"
+            if turn is WHITE:
+                number += 1
+            turn = turn.other
+        return MOVES_SEPARATOR.join(pairs)
 
     def draw(self) -> None:
         """Render one frame on the screen surface (no display flip)."""
