@@ -11,6 +11,8 @@ COMMANDS = [
     "outflank.commands.explain",
     "outflank.commands.play",
     "outflank.commands.nboard",
+    "outflank.commands.tournament",
+    "outflank.commands.replay",
     "outflank.commands.gui",
     "outflank.commands.serve",
 ]
