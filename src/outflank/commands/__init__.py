@@ -7,4 +7,6 @@ arguments and ``run(args) -> int`` returning the exit code. Add new modules to
 
 COMMANDS = [
     "outflank.commands.perft",
+    "outflank.commands.solve",
+    "outflank.commands.analyze",
 ]
