@@ -338,8 +338,8 @@ def test_weights_after_d3() -> None:
 
 
 def test_fish_values_by_hand() -> None:
-    # X: a1 corner (25), b1 next to its own corner (3), d1 edge (3), d4 (1) = 32
-    # O: h2 next to h1, which X does not own (-5 counted for O: +5), e5 (1)
+    # X: a1 corner 25, b1 next to a corner X owns 3, d1 edge 3, d4 ordinary 1 = 32
+    # O: h2 next to h1, which O does not own: -5; e5 ordinary 1 = -4
     board = Board.from_ascii(
         """
         X X * X * * * *
@@ -352,9 +352,18 @@ def test_fish_values_by_hand() -> None:
         * * * * * * * *
         """
     )
-    assert fish(board, BLACK) == 32 - (-5 + 1)
-    # From O's side: the X-square rule uses O's corners, O owns none, so b1 is -5.
-    assert fish(board, WHITE) == (-5 + 1) - (25 - 5 + 3 + 1)
+    assert fish(board, BLACK) == 32 - (-4)
+    assert fish(board, WHITE) == -36
+
+
+def test_fish_corner_groups() -> None:
+    """Each corner's three neighbours follow that corner (a8's group: a7 b7 b8)."""
+    lone_b7 = Board(1 << 49, 0, BLACK)
+    with_a8 = Board(1 << 49 | 1 << 56, 0, BLACK)
+    with_h1 = Board(1 << 49 | 1 << 7, 0, BLACK)
+    assert fish(lone_b7, BLACK) == -5
+    assert fish(with_a8, BLACK) == 3 + 25
+    assert fish(with_h1, BLACK) == -5 + 25
 
 
 def test_discs_and_lookup() -> None:

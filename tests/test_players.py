@@ -122,3 +122,11 @@ def test_record_holds_evals_and_times() -> None:
     assert rec.board() == result.board
     assert rec.moves[0].eval is not None and rec.moves[0].time is not None
     assert rec.score == result.margin
+
+
+def test_classic_alphabeta_player_plays_legal_games() -> None:
+    player = make_player("classic:alphabeta:2")
+    assert player.name == "classic:alphabeta:2"
+    result = play_game(player, RandomPlayer(5))
+    assert result.forfeit is None and result.board.is_game_over()
+    assert make_player("classic:minimax:1").choose_move(Board()) in Board().legal_moves

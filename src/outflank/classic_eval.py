@@ -71,13 +71,11 @@ def discs(board: Board, player: Color) -> int:
 
 # Seed 000's heuristic (after John Fish's Othello): corners 25, other edge
 # squares 3, ordinary squares 1; the three squares touching a corner are worth
-# -5 while the player does not own that corner and 3 once it does.
+# -5 to a side that does not own that corner, and 3 to a side that does.
 _CORNER_VALUE: Final = 25
 _SIDE_VALUE: Final = 3
 _ADJACENT_VALUE: Final = 5
 _CORNERS: Final = (0, 7, 56, 63)  # a1, h1, a8, h8
-# Each corner with the squares next to it (the seed's code ties the a8 and h1
-# groups to the wrong corner, swapped; this follows its stated intent).
 _NEXT_TO_CORNER: Final = {
     0: (1, 8, 9),  # a1: b1, a2, b2
     7: (6, 15, 14),  # h1: g1, h2, g2
@@ -86,34 +84,43 @@ _NEXT_TO_CORNER: Final = {
 }
 
 
-def _is_edge(square: int) -> bool:
+def _fish_square_value(square: int) -> int:
+    """A square's value before looking at who owns the corners."""
     row, col = divmod(square, 8)
-    return row in (0, 7) or col in (0, 7)
+    if square in _CORNERS:
+        return _CORNER_VALUE
+    if row in (0, 7) or col in (0, 7):
+        return _SIDE_VALUE
+    return 1
+
+
+def _fish_side(own: int) -> int:
+    """The sum of the square values of one side's discs (bitboard ``own``)."""
+    value = [_fish_square_value(sq) for sq in range(64)]
+    for corner, neighbours in _NEXT_TO_CORNER.items():
+        owns_corner = bool(own >> corner & 1)
+        for sq in neighbours:
+            value[sq] = _SIDE_VALUE if owns_corner else -_ADJACENT_VALUE
+    return sum(value[sq] for sq in _squares(own))
 
 
 def fish(board: Board, player: Color) -> int:
     """Seed 000's ``getScoreOfBoard2``: a hand-made square-value heuristic.
 
-    Every disc counts its square's value, plus for ``player``'s discs and
-    minus for the opponent's. A square touching a corner is worth 3 if
-    ``player`` owns that corner, otherwise -5 (for either side's disc on it,
-    as in the seed).
+    Each side scores the values of its discs' squares; the result is
+    ``player``'s score minus the opponent's, so ``fish(b, X) == -fish(b, O)``.
+
+    Two differences from the seed's code, both following its stated intent
+    (and the engine's native ``fish``): the squares around a8 and h1 are tied
+    to their own corner (the seed's code swaps those two corners), and the
+    opponent's discs are valued by the opponent's corners (the seed's code
+    uses the player's corners for both sides).
 
     >>> fish(Board(), BLACK)  # two discs each on ordinary squares
     0
     """
     mine, theirs = _discs_of(board, player)
-    value = [1] * 64
-    for corner in _CORNERS:
-        value[corner] = _CORNER_VALUE
-    for sq in range(64):
-        if _is_edge(sq) and sq not in _CORNERS:
-            value[sq] = _SIDE_VALUE
-    for corner, neighbours in _NEXT_TO_CORNER.items():
-        owned = bool(mine >> corner & 1)
-        for sq in neighbours:
-            value[sq] = _SIDE_VALUE if owned else -_ADJACENT_VALUE
-    return sum(value[sq] for sq in _squares(mine)) - sum(value[sq] for sq in _squares(theirs))
+    return _fish_side(mine) - _fish_side(theirs)
 
 
 EVALUATORS: Final[dict[str, Evaluator]] = {"weights": weights, "fish": fish, "discs": discs}

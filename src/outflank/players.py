@@ -22,6 +22,7 @@ Build players from short specs with :func:`make_player`::
 from __future__ import annotations
 
 import random
+import re
 import shlex
 import time
 from collections.abc import Callable
@@ -244,7 +245,10 @@ class ClassicPlayer(BasePlayer):
         if not 1 <= depth <= 8:
             raise OutflankError(f"classic depth must be in 1..8, not {depth}")
         super().__init__(f"classic:{algorithm}:{depth}")
-        import outflank.classic as classic
+        try:
+            import outflank.classic as classic
+        except ImportError:
+            raise OutflankError("the teaching search (outflank.classic) is not available") from None
 
         self._search = getattr(classic, algorithm)
         self.depth = depth
@@ -279,8 +283,10 @@ class EnginePlayer(BasePlayer):
         name: str | None = None,
         **params: Any,
     ) -> None:
-        from outflank.engine import Engine
-
+        try:
+            from outflank.engine import Engine
+        except ImportError:
+            raise OutflankError("the native engine (outflank.engine) is not available") from None
         if level is not None:
             if not 1 <= level <= 20:
                 raise OutflankError(f"engine level must be in 1..20, not {level}")
@@ -381,6 +387,21 @@ def _engine_params(text: str) -> dict[str, Any]:
     return params
 
 
+def _external_options(text: str) -> tuple[dict[str, Any], list[str]]:
+    """Split ``depth=6 timeout=5 edax -q`` into options and the command."""
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise OutflankError(f"nboard command {text!r}: {exc}") from None
+    options: dict[str, Any] = {}
+    while words and re.fullmatch(r"(depth|timeout|name)=\S*", words[0]):
+        key, _, value = words.pop(0).partition("=")
+        options[key] = value if key == "name" else (int(value) if key == "depth" else float(value))
+    if not words:
+        raise OutflankError("nboard: give the engine command, e.g. nboard:edax -n 1 -nboard")
+    return options, words
+
+
 def player_specs_help() -> str:
     """One line listing the player specs :func:`make_player` accepts."""
     return (
@@ -418,9 +439,9 @@ def make_player(spec: str, *, name: str | None = None) -> BasePlayer:
                 player.name = name
             return player
         if kind in ("nboard", "external"):
-            if not rest.strip():
-                raise OutflankError("nboard: give the engine command, e.g. nboard:edax -q")
-            return ExternalPlayer(rest, name=name)
+            options, argv = _external_options(rest)
+            label = options.pop("name", None)
+            return ExternalPlayer(argv, name=name or label, **options)
     except ValueError as exc:
         if isinstance(exc, OutflankError):
             raise

@@ -253,7 +253,7 @@ class TerminalGame:
 
 def run(args: argparse.Namespace) -> int:
     """Play one terminal game with the options of :func:`configure`."""
-    level = getattr(args, "level", 5)
+    level = getattr(args, "level", None) or 5
     if not 1 <= level <= 20:
         raise OutflankError(f"level must be in 1..20, not {level}")
     black_spec = getattr(args, "black", None) or "human"

@@ -18,7 +18,13 @@ from outflank.board import BLACK, WHITE, Board, Color, Outcome, square_name
 from outflank.gui.animation import FlipAnimation
 from outflank.gui.layout import Layout
 
-__all__ = ["PALETTE", "HintMark", "Renderer", "Scene"]
+__all__ = ["MOVES_SEPARATOR", "PALETTE", "HintMark", "Renderer", "Scene"]
+
+#: The key help when the full one does not fit a narrow window.
+SHORT_KEYS_HELP = "N new  U undo  H hint  L level  Q quit"
+
+#: Between the numbered move pairs of :attr:`Scene.moves` (lines break only there).
+MOVES_SEPARATOR = "   "
 
 RGB = tuple[int, int, int]
 
@@ -72,6 +78,7 @@ class Scene:
     end: Outcome | None = None  # show the end screen
     end_title: str = ""
     info: str = ""  # "move 12 - othello rules"
+    moves: str = ""  # the game so far: "1. f5 d6  2. c3 d3 ..."
     keys_help: Sequence[str] = ()
 
 
@@ -360,14 +367,25 @@ class Renderer:
         for text, colour in self._status_lines(scene):
             tx = x
             if scene.thinking and text == scene.thinking:
-                self._spinner(surface, (x + unit // 2, y + unit // 2), unit // 2, scene.now)
-                tx = x + unit + 6
+                self._spinner(surface, (x + unit // 2, y + unit * 3 // 8), unit * 3 // 8, scene.now)
+                tx = x + unit + 4
             for part in self._wrap(text, int(unit * 0.8), x + w - tx):
                 self.text(surface, part, int(unit * 0.8), colour, (tx, y))
                 y += int(unit * 0.85)
             y += unit // 4
         help_size = int(unit * 0.68)
         hy = panel.bottom - pad - len(scene.keys_help) * int(help_size * 1.05)
+        if scene.moves:
+            y += unit // 2
+            size = int(unit * 0.66)
+            step = int(size * 1.02)
+            lines = self._wrap(scene.moves, size, w, MOVES_SEPARATOR)
+            room = max(0, (hy - unit // 2 - y) // step)
+            if room:
+                shown = lines[-room:]  # the latest moves when they do not all fit
+                for part in shown:
+                    self.text(surface, part, size, PALETTE["dim"], (x, y))
+                    y += step
         for line in scene.keys_help:
             self.text(surface, line, help_size, PALETTE["dim"], (x, hy))
             hy += int(help_size * 1.05)
@@ -383,30 +401,34 @@ class Renderer:
         y = row.bottom + pad // 2
         x = panel.left + pad
         lines = self._status_lines(scene)
-        if scene.thinking:
-            self._spinner(surface, (x + unit // 3, y + unit // 3), unit // 3, scene.now)
         for text, colour in lines[:2]:
-            tx = x + (unit if scene.thinking and text == scene.thinking else 0)
+            tx = x
+            if scene.thinking and text == scene.thinking:
+                self._spinner(surface, (x + unit // 3, y + unit // 3), unit // 3, scene.now)
+                tx = x + unit
             self.text(surface, text, int(unit * 0.8), colour, (tx, y))
             y += int(unit * 0.8)
         if scene.keys_help and y + unit * 0.6 < panel.bottom:
-            self.text(
-                surface,
-                "   ".join(scene.keys_help),
-                int(unit * 0.6),
-                PALETTE["dim"],
-                (x, panel.bottom - pad),
-                "bottomleft",
-            )
+            size = int(unit * 0.6)
+            room = panel.w - 2 * pad
+            for text in ("   ".join(scene.keys_help), SHORT_KEYS_HELP):
+                if self.font(size).size(text)[0] <= room:
+                    self.text(
+                        surface, text, size, PALETTE["dim"], (x, panel.bottom - pad), "bottomleft"
+                    )
+                    break
 
-    def _wrap(self, text: str, size: int, width: int) -> list[str]:
+    def _wrap(self, text: str, size: int, width: int, sep: str = " ") -> list[str]:
+        """Break ``text`` into lines no wider than ``width``, only at ``sep``."""
         font = self.font(size)
-        words, lines, line = text.split(), [], ""
+        words = [word for word in text.split(sep) if word.strip()]
+        lines: list[str] = []
+        line = ""
         for word in words:
-            trial = f"{line} {word}".strip()
+            trial = f"{line}{sep}{word}" if line else word.strip()
             if line and font.size(trial)[0] > width:
                 lines.append(line)
-                line = word
+                line = word.strip()
             else:
                 line = trial
         if line:
@@ -420,7 +442,7 @@ class Renderer:
         veil = pygame.Surface(lay.frame.size, pygame.SRCALPHA)
         veil.fill((10, 12, 16, 175))
         surface.blit(veil, lay.frame.topleft)
-        card = lay.board.inflate(-lay.square, -int(lay.square * 3.2))
+        card = lay.board.inflate(-lay.square, -int(lay.square * 3.8))
         pygame.draw.rect(surface, PALETTE["panel"], card, border_radius=max(4, lay.square // 4))
         pygame.draw.rect(
             surface,
@@ -453,11 +475,23 @@ class Renderer:
             (cx, y),
             "center",
         )
+        margin = abs(outcome.margin)
+        detail = (
+            "a drawn game" if outcome.winner is None else f"by {margin} disc{'s' * (margin != 1)}"
+        )
+        self.text(
+            surface,
+            detail,
+            max(10, int(sq * 0.4)),
+            PALETTE["accent"],
+            (cx, card.top + int(sq * 2.55)),
+            "center",
+        )
         self.text(
             surface,
             "Click or press a key for a new game",
             max(10, int(sq * 0.36)),
             PALETTE["dim"],
-            (cx, card.bottom - int(sq * 0.55)),
+            (cx, card.bottom - int(sq * 0.5)),
             "center",
         )
