@@ -103,6 +103,17 @@ def test_hint_scores_the_legal_moves(make_app: Callable[..., App]) -> None:
     assert app.hints == []
 
 
+def test_a_move_during_a_hint_search_drops_the_hint(make_app: Callable[..., App]) -> None:
+    app = make_app(hint_time=3.0)
+    key(app, pygame.K_h)
+    assert app.worker.kind == "hint"
+    click(app, "f5")
+    assert app.board.ply >= 1 and app.worker.kind != "hint"
+    assert app.wait_idle(20)
+    app.step()
+    assert app.board.ply == 2 and app.hints == []
+
+
 def test_level_keys_walk_the_ladder(make_app: Callable[..., App]) -> None:
     app = make_app(ai="5")
     key(app, pygame.K_l)

@@ -241,6 +241,8 @@ class App:
     def _play(self, move: Move) -> Played:
         played = self.session.play(move)
         self.hints = []
+        if self.worker.kind == "hint":  # its answer would be for the old position
+            self.worker.cancel()
         if self.settings.animation and played.move.square is not None:
             self.animation = FlipAnimation(
                 played.move.square,

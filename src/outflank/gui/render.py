@@ -20,6 +20,9 @@ from outflank.gui.layout import Layout
 
 __all__ = ["MOVES_SEPARATOR", "PALETTE", "HintMark", "Renderer", "Scene"]
 
+#: The key help when the full one does not fit a narrow window.
+SHORT_KEYS_HELP = "N new  U undo  H hint  L level  Q quit"
+
 #: Between the numbered move pairs of :attr:`Scene.moves` (lines break only there).
 MOVES_SEPARATOR = "   "
 
@@ -406,14 +409,14 @@ class Renderer:
             self.text(surface, text, int(unit * 0.8), colour, (tx, y))
             y += int(unit * 0.8)
         if scene.keys_help and y + unit * 0.6 < panel.bottom:
-            self.text(
-                surface,
-                "   ".join(scene.keys_help),
-                int(unit * 0.6),
-                PALETTE["dim"],
-                (x, panel.bottom - pad),
-                "bottomleft",
-            )
+            size = int(unit * 0.6)
+            room = panel.w - 2 * pad
+            for text in ("   ".join(scene.keys_help), SHORT_KEYS_HELP):
+                if self.font(size).size(text)[0] <= room:
+                    self.text(
+                        surface, text, size, PALETTE["dim"], (x, panel.bottom - pad), "bottomleft"
+                    )
+                    break
 
     def _wrap(self, text: str, size: int, width: int, sep: str = " ") -> list[str]:
         """Break ``text`` into lines no wider than ``width``, only at ``sep``."""
