@@ -7,6 +7,8 @@ arguments and ``run(args) -> int`` returning the exit code. Add new modules to
 
 COMMANDS = [
     "outflank.commands.perft",
+    "outflank.commands.solve",
+    "outflank.commands.analyze",
     "outflank.commands.alphabeta",
     "outflank.commands.explain",
     "outflank.commands.play",

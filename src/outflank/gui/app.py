@@ -19,7 +19,7 @@ from outflank.errors import OutflankError
 from outflank.gui.ai import AISpec, EngineLike, Worker, best_move_of, make_engine
 from outflank.gui.animation import FlipAnimation
 from outflank.gui.layout import Layout, compute_layout
-from outflank.gui.render import MOVES_SEPARATOR, HintMark, Renderer, Scene
+from outflank.gui.render import MOVES_SEPARATOR, PALETTE, HintMark, Renderer, Scene
 from outflank.gui.session import GameSession, Played
 from outflank.gui.settings import Settings
 
@@ -43,6 +43,17 @@ _MODIFIER_KEYS = {
     pygame.K_CAPSLOCK,
     pygame.K_NUMLOCK,
 }
+
+
+def _icon() -> pygame.Surface:
+    """The window icon: a black and a white disc on the green board."""
+    icon = pygame.Surface((32, 32), pygame.SRCALPHA)
+    pygame.draw.rect(icon, PALETTE["board"], icon.get_rect(), border_radius=6)
+    pygame.draw.aacircle(icon, PALETTE["black_border"], (11, 11), 8)
+    pygame.draw.aacircle(icon, PALETTE["black"], (11, 11), 7)
+    pygame.draw.aacircle(icon, PALETTE["white_border"], (21, 21), 8)
+    pygame.draw.aacircle(icon, PALETTE["white"], (21, 21), 7)
+    return icon
 
 
 class App:
@@ -71,6 +82,7 @@ class App:
         self._own_window = screen is None
         if screen is None:
             pygame.display.set_caption("outflank - Othello")
+            pygame.display.set_icon(_icon())
             screen = pygame.display.set_mode((settings.width, settings.height), pygame.RESIZABLE)
         self.screen = screen
         self.clock = clock
