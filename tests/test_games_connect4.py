@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from outflank.errors import IllegalMoveError, InvalidMoveError, OutflankError
-from outflank.games import ConnectFour, Searcher, search
+from outflank.games import ConnectFour, Game, Searcher, search
 
 
 def position(moves: str, **size: int) -> ConnectFour:
@@ -152,6 +152,16 @@ def test_bitboards_match_a_naive_grid(data: st.DataObject) -> None:
         for c in range(cols):
             for r in range(rows):
                 assert game.cell(c, r) == grid.at(c, r)
+        for player in (0, 1):  # the unrolled k=4 formula against the general one
+            assert game.threats(player) == game._threats_any_k(game.bitboards[player]) & (
+                game._board_mask & ~game._mask
+            )
+        fast = game.winning_move()  # bitboards, against the generic play/undo scan
+        assert (fast is None) == (Game.winning_move(game) is None)
+        if fast is not None:
+            game.play(fast)
+            assert game.winner() == 1 - game.turn
+            game.undo()
         if over:
             break
         history.append((game.key(), game.render(), game.heuristic()))

@@ -46,6 +46,7 @@ class ConnectFour(Game):
         self._top = [1 << (c * h1 + rows - 1) for c in range(cols)]  # each column's top cell
         column_mask = (1 << rows) - 1
         self._board_mask = sum(column_mask << (c * h1) for c in range(cols))
+        self._bottom_row = sum(1 << (c * h1) for c in range(cols))
         self._directions = (1, h1, h1 - 1, h1 + 1)
         # Runs of k by doubling: each step ANDs the board with itself shifted by `step` cells.
         steps = []
@@ -151,6 +152,17 @@ class ConnectFour(Game):
     def threats(self, player: int) -> int:
         """Bitboard of empty cells where ``player`` would complete k in a row."""
         bits = self._bits[player]
+        if self.k != 4:
+            return self._threats_any_k(bits)
+        found = 0
+        for d in self._directions:  # the three other cells of a window, four placements
+            pair = (bits << d) & (bits << 2 * d)
+            found |= pair & ((bits << 3 * d) | (bits >> d))
+            pair = (bits >> d) & (bits >> 2 * d)
+            found |= pair & ((bits >> 3 * d) | (bits << d))
+        return found & self._board_mask & ~self._mask
+
+    def _threats_any_k(self, bits: int) -> int:
         found = 0
         for shifts in self._threat_shifts:
             m = -1
@@ -158,6 +170,13 @@ class ConnectFour(Game):
                 m &= bits >> s if s > 0 else bits << -s
             found |= m
         return found & self._board_mask & ~self._mask
+
+    def winning_move(self) -> int | None:
+        free = (self._mask + self._bottom_row) & self._board_mask  # lowest empty cell per column
+        wins = self.threats(self._turn) & free
+        if self._winner is not None or not wins:
+            return None
+        return ((wins & -wins).bit_length() - 1) // self._h1
 
     def heuristic(self) -> int:
         me = self._turn

@@ -20,6 +20,9 @@ from outflank.gui.layout import Layout
 
 __all__ = ["MOVES_SEPARATOR", "PALETTE", "HintMark", "Renderer", "Scene"]
 
+#: The key help when the full one does not fit a narrow window.
+SHORT_KEYS_HELP = "N new  U undo  H hint  L level  Q quit"
+
 #: Between the numbered move pairs of :attr:`Scene.moves` (lines break only there).
 MOVES_SEPARATOR = "   "
 
@@ -71,6 +74,7 @@ class Scene:
     names: dict[Color, str] = field(default_factory=lambda: {BLACK: "Black", WHITE: "White"})
     thinking: str | None = None  # "level 5 is thinking"
     status: str | None = None  # a plain status line ("Your move")
+    note: str | None = None  # a quieter line: "Level 5 played d3 (+1.5)"
     alert: str | None = None  # highlighted: passes, setting warnings, errors
     end: Outcome | None = None  # show the end screen
     end_title: str = ""
@@ -323,10 +327,13 @@ class Renderer:
             best = scene.hints[0]
             lines.append(
                 (
-                    f"Hint: {square_name(best.square)} ({_fmt_score(best.score, best.exact)})",
+                    f"Hint: {square_name(best.square)} is best"
+                    f" ({_fmt_score(best.score, best.exact)}{' exact' if best.exact else ''})",
                     PALETTE["hint"],
                 )
             )
+        if scene.note:
+            lines.append((scene.note, PALETTE["dim"]))
         if scene.status:
             lines.append((scene.status, PALETTE["text"]))
         return lines
@@ -398,6 +405,8 @@ class Renderer:
         y = row.bottom + pad // 2
         x = panel.left + pad
         lines = self._status_lines(scene)
+        if len(lines) > 2:  # room for two: drop the quiet note first
+            lines = [line for line in lines if line[0] != scene.note]
         for text, colour in lines[:2]:
             tx = x
             if scene.thinking and text == scene.thinking:
@@ -406,14 +415,14 @@ class Renderer:
             self.text(surface, text, int(unit * 0.8), colour, (tx, y))
             y += int(unit * 0.8)
         if scene.keys_help and y + unit * 0.6 < panel.bottom:
-            self.text(
-                surface,
-                "   ".join(scene.keys_help),
-                int(unit * 0.6),
-                PALETTE["dim"],
-                (x, panel.bottom - pad),
-                "bottomleft",
-            )
+            size = int(unit * 0.6)
+            room = panel.w - 2 * pad
+            for text in ("   ".join(scene.keys_help), SHORT_KEYS_HELP):
+                if self.font(size).size(text)[0] <= room:
+                    self.text(
+                        surface, text, size, PALETTE["dim"], (x, panel.bottom - pad), "bottomleft"
+                    )
+                    break
 
     def _wrap(self, text: str, size: int, width: int, sep: str = " ") -> list[str]:
         """Break ``text`` into lines no wider than ``width``, only at ``sep``."""
