@@ -74,6 +74,7 @@ class Scene:
     names: dict[Color, str] = field(default_factory=lambda: {BLACK: "Black", WHITE: "White"})
     thinking: str | None = None  # "level 5 is thinking"
     status: str | None = None  # a plain status line ("Your move")
+    note: str | None = None  # a quieter line: "Level 5 played d3 (+1.5)"
     alert: str | None = None  # highlighted: passes, setting warnings, errors
     end: Outcome | None = None  # show the end screen
     end_title: str = ""
@@ -326,10 +327,13 @@ class Renderer:
             best = scene.hints[0]
             lines.append(
                 (
-                    f"Hint: {square_name(best.square)} ({_fmt_score(best.score, best.exact)})",
+                    f"Hint: {square_name(best.square)} is best"
+                    f" ({_fmt_score(best.score, best.exact)}{' exact' if best.exact else ''})",
                     PALETTE["hint"],
                 )
             )
+        if scene.note:
+            lines.append((scene.note, PALETTE["dim"]))
         if scene.status:
             lines.append((scene.status, PALETTE["text"]))
         return lines
@@ -401,6 +405,8 @@ class Renderer:
         y = row.bottom + pad // 2
         x = panel.left + pad
         lines = self._status_lines(scene)
+        if len(lines) > 2:  # room for two: drop the quiet note first
+            lines = [line for line in lines if line[0] != scene.note]
         for text, colour in lines[:2]:
             tx = x
             if scene.thinking and text == scene.thinking:
