@@ -32,6 +32,7 @@ KEYS_HELP = (
     "Esc or Q  quit",
 )
 _ALERT_SECONDS = 4.0
+_IDLE_FPS = 30  # frames per second while nothing moves
 _MODIFIER_KEYS = {
     pygame.K_LSHIFT,
     pygame.K_RSHIFT,
@@ -423,7 +424,8 @@ class App:
         try:
             while self.running:
                 self.step()
-                ticker.tick(self.settings.fps)
+                busy = self.animating or self.worker.busy or self._pending is not None
+                ticker.tick(self.settings.fps if busy else min(self.settings.fps, _IDLE_FPS))
         finally:
             self.close()
         return 0
