@@ -10,7 +10,6 @@ os.environ["SDL_VIDEODRIVER"] = "dummy"
 os.environ["SDL_AUDIODRIVER"] = "dummy"
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-import time
 from collections.abc import Callable, Iterator
 
 import pygame
@@ -75,10 +74,9 @@ def test_the_window_keeps_drawing_while_the_ai_thinks_and_undo_cancels(
     app = make_app(ai="20")
     click(app, "f5")
     assert app.thinking
-    started = time.monotonic()
     for _ in range(5):  # frames go on while the search runs in its thread
         app.step()
-    assert time.monotonic() - started < 2.0
+    assert app.thinking and app.board.ply == 1
     assert app.scene().thinking is not None and "thinking" in app.scene().thinking
     key(app, pygame.K_u)  # undo during the search: cancelled, board back
     assert not app.thinking and app.board.ply == 0
