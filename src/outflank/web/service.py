@@ -561,7 +561,7 @@ class GameService:
             raise GameError(409, "the game is over: no moves to score")
         if not board.moves_bitboard():
             return {"turn": _color_name(board), "moves": [{"move": "pass", "score": None}]}
-        scores = self._run_analysis(self.thinker.analyze, board, depth, 1.5)
+        scores = self._run_analysis(self.thinker.analyze, board, depth, 1.0)
         return {"turn": _color_name(board), "moves": scores}
 
     def evaluations(self, game_id: str) -> dict[str, Any]:
@@ -603,7 +603,9 @@ class GameService:
         if board.is_game_over():
             raise GameError(409, "the game is over: nothing to search")
         trace = self._run_analysis(classic.alphabeta, board, depth)
-        return trace.to_dict()
+        data = trace.to_dict()
+        data["log_entries"] = len(data.pop("log", ()))  # the tree says it all, lighter
+        return data
 
     # ------------------------------------------------------------ export
     def transcript(self, game_id: str) -> str:

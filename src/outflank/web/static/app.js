@@ -432,8 +432,8 @@ function openNewGame() {
 function buildRegionSliders() {
   const box = document.querySelector('.ng-extra[data-for="regions"]');
   box.innerHTML = "";
-  const rows = [["Corners", "corner", -50, 50, 30], ["Edges", "edge", -50, 50, 10],
-    ["X-squares", "x_square", -50, 50, -30], ["Look-ahead", "lookahead", 2, 10, 4]];
+  const rows = [["Corners", "corner", -50, 50, 30], ["Edges", "edge", -50, 50, 5],
+    ["X-squares", "x_square", -50, 50, -20], ["Look-ahead", "lookahead", 2, 10, 4]];
   for (const [label, name, min, max, value] of rows) {
     const row = document.createElement("label");
     row.className = "slider";
