@@ -137,3 +137,15 @@ def test_tournament_and_replay_commands(tmp_path: Path) -> None:
         capture_output=True, text=True, env=cli_env(), timeout=60,
     )  # fmt: skip
     assert bad.returncode == 2 and "error" in bad.stderr
+
+
+def test_replay_step_mode_reads_enter_and_quits(tmp_path: Path) -> None:
+    path = tmp_path / "g.ggf"
+    path.write_text("(;GM[Othello]PB[a]PW[b]RE[?]B[f5]W[d6]B[c3];)\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "outflank", "replay", str(path), "--step"],
+        input="\n\nq\n", capture_output=True, text=True, env=cli_env(), timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "1. black f5" in proc.stdout and "2. white d6" in proc.stdout
+    assert "3. black c3" not in proc.stdout

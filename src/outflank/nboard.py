@@ -16,7 +16,8 @@ GUI -> engine               engine -> GUI
                             move for the best N moves, ``status ...``
 ``go``                      ``status ...``, ``search`` lines,
                             ``=== <move>/<eval>/<time>``, ``status ...``
-``ping N``                  stops a running search, then ``pong N``
+``ping N``                  stops a running search (its result is dropped:
+                            the position is about to change), then ``pong N``
 ``learn``                   ``learned``
 ``quit``                    (the engine exits)
 ==========================  ==================================================
@@ -78,6 +79,7 @@ class _Analysis:
     depth: int
     pv: list[Move]
     exact: bool = False
+    nodes: int = 0
 
 
 class _Analyst:
@@ -115,7 +117,7 @@ class _EngineAnalyst(_Analyst):
         def info(i: Any) -> None:
             pv = list(i.pv)
             if pv:
-                on_info(_Analysis(pv[0], float(i.score), int(i.depth), pv))
+                on_info(_Analysis(pv[0], float(i.score), int(i.depth), pv, nodes=int(i.nodes)))
 
         res = self.engine.search(board.copy(), on_info=info, **self._limits(depth))
         return _Analysis(
@@ -352,7 +354,7 @@ class NBoardServer:
         def info(a: _Analysis) -> None:
             if not interrupted.is_set():
                 self.send(self._search_line(a))
-                self.send(f"nodestats 0 {time.perf_counter() - start:.2f}")
+                self.send(f"nodestats {a.nodes} {time.perf_counter() - start:.2f}")
 
         def work() -> None:
             try:
@@ -368,7 +370,7 @@ class NBoardServer:
             except queue.Empty:
                 continue
             self._pending.append(line)  # handled once the search is over
-            if line is not None and line.split()[:1] in (["ping"], ["quit"]):
+            if line is not None and line.split()[:1] == ["ping"]:
                 interrupted.set()  # the position is about to change: stop
                 analyst.stop()
                 break
@@ -578,10 +580,33 @@ class NBoardClient:
                     raise PlayerError(f"engine {self.label} answers garbage")
 
     def hint(self, board: Board, n: int = 1, timeout: float = 30.0) -> list[HintLine]:
-        """The engine's ``search``/``book`` lines for ``hint n`` (latest per move)."""
+        """The engine's ``search``/``book`` lines for ``hint n`` (latest per move),
+        best first.
+
+        Engines bracket a hint with status lines (``status ... thinking`` ...
+        ``status ... waiting``, or NTest's bare ``status``); the hint is over
+        at the closing one. A ``ping`` would stop the analysis, so it is sent
+        only afterwards, to be sure nothing of the hint is still on its way.
+        """
+        self.sync(timeout)  # let earlier answers (a go's closing status) go by
         self.set_position(board)
         self.send(f"hint {n}")
-        lines = self.sync(timeout)
+        deadline = time.monotonic() + timeout
+        lines: list[str] = []
+        statuses = 0
+        while True:
+            line = self._next(deadline)
+            lines.append(line)
+            words = line.split()
+            if words[:1] == ["status"]:
+                statuses += 1
+                text = " ".join(words[1:]).lower()
+                if statuses >= 2 or not text or "waiting" in text or "error" in text:
+                    break
+            if len(lines) > self.MAX_NOISE:
+                self.kill()
+                raise PlayerError(f"engine {self.label} floods output without finishing a hint")
+        lines += self.sync(max(1.0, deadline - time.monotonic()))
         hints: dict[Move, HintLine] = {}
         for line in lines:
             words = line.split()

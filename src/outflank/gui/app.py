@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pygame
 
@@ -31,6 +32,7 @@ KEYS_HELP = (
     "Esc or Q  quit",
 )
 _ALERT_SECONDS = 4.0
+_IDLE_FPS = 30  # frames per second while nothing moves
 _MODIFIER_KEYS = {
     pygame.K_LSHIFT,
     pygame.K_RSHIFT,
@@ -292,7 +294,11 @@ class App:
             self.alert(f"AI unavailable: {exc}", seconds=30.0)
             return
         engine, board = self._engine, self.board.copy()
-        self.worker.submit("move", lambda: engine.search(board), engine.stop)
+        if getattr(engine, "random", 0):  # weak levels sometimes play at random
+            job: Callable[[], Any] = lambda: engine.choose_move(board)  # noqa: E731
+        else:  # a search also tells its score, shown in the panel
+            job = lambda: engine.search(board)  # noqa: E731
+        self.worker.submit("move", job, engine.stop)
 
     def _collect(self) -> None:
         result = self.worker.poll()
@@ -315,9 +321,6 @@ class App:
                 for ms in result.value
                 if ms.move.square is not None
             ]
-            if self.hints:
-                best = self.hints[0]
-                self.alert(f"Best: {Move(best.square)} ({best.score:+.1f})", seconds=6.0)
 
     def scene(self) -> Scene:
         """What to draw now."""
@@ -330,8 +333,6 @@ class App:
         status = None
         if session.human_to_move() and not self.worker.busy:
             status = "Your move" if self.ai.enabled else f"{board.turn.name.title()} to move"
-            if self.last_ai:
-                status = f"{self.last_ai}. {status}"
         thinking = None
         if self.thinking:
             thinking = f"{self.ai.label.capitalize()} is thinking..."
@@ -360,6 +361,7 @@ class App:
             names={BLACK: self._name(BLACK), WHITE: self._name(WHITE)},
             thinking=thinking,
             status=status,
+            note=self.last_ai if not session.over else None,
             alert="  ".join(alerts) if alerts else None,
             end=end,
             end_title=title,
@@ -422,7 +424,8 @@ class App:
         try:
             while self.running:
                 self.step()
-                ticker.tick(self.settings.fps)
+                busy = self.animating or self.worker.busy or self._pending is not None
+                ticker.tick(self.settings.fps if busy else min(self.settings.fps, _IDLE_FPS))
         finally:
             self.close()
         return 0
