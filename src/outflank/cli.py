@@ -43,14 +43,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OutflankError as exc:
         print(f"outflank {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head` and the like
+        sys.stderr.close()
+        return 0
     except OSError as exc:
         print(f"outflank {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":
