@@ -5,6 +5,7 @@ it, hints score the legal moves, L / Shift+L change the level."""
 from __future__ import annotations
 
 import os
+import re
 
 os.environ["SDL_VIDEODRIVER"] = "dummy"
 os.environ["SDL_AUDIODRIVER"] = "dummy"
@@ -78,6 +79,12 @@ def test_the_window_keeps_drawing_while_the_ai_thinks_and_undo_cancels(
         app.step()
     assert app.thinking and app.board.ply == 1
     assert app.scene().thinking is not None and "thinking" in app.scene().thinking
+    for _ in range(100):  # the search reports each finished depth to the panel
+        app.worker.wait(0.05)
+        app.step()
+        if "depth" in (app.scene().thinking or ""):
+            break
+    assert re.search(r"thinking\.\.\. depth \d+, [\d,]+ nodes", app.scene().thinking or "")
     key(app, pygame.K_u)  # undo during the search: cancelled, board back
     assert not app.thinking and app.board.ply == 0
     assert app.worker.wait(15)  # the stopped search ends soon

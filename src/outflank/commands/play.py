@@ -41,7 +41,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         " capped at 3 s per move unless --depth or --time is given)",
     )
     small.add_argument(
-        "--time", type=float, help="AI thinking time limit in seconds per move (default: none)"
+        "--time",
+        type=float,
+        help="AI thinking time limit in seconds per move (default: 3 without --depth,"
+        " none for games solved to the end)",
     )
     small.add_argument(
         "--first",
