@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -172,3 +174,17 @@ def test_bitboards_match_a_naive_grid(data: st.DataObject) -> None:
         game.undo()
         assert (game.key(), game.render(), game.heuristic()) == history.pop()
     assert game.ply == 0 and game.bitboards == (0, 0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ai_beats_a_random_player(seed: int) -> None:
+    rng = random.Random(seed)
+    game = ConnectFour()
+    ai = seed % 2  # the AI moves first in half of the games
+    searcher = Searcher()
+    while not game.is_over():
+        if game.turn == ai:
+            game.play(searcher.search(game, depth=4).best_move)
+        else:
+            game.play(rng.choice(game.legal_moves()))
+    assert game.winner() == ai

@@ -98,6 +98,17 @@ def _api(base: str, path: str, body: dict | None = None) -> Any:
         return json.load(response)
 
 
+FLIP_RECORDER = """() => {
+  window.flipped = [];
+  new MutationObserver((records) => {
+    for (const r of records) {
+      window.flipped.push(`${r.target.dataset.square}:${r.target.dataset.color}`);
+    }
+  }).observe(document.getElementById("board"),
+             { attributes: true, attributeFilter: ["data-color"], subtree: true });
+}"""
+
+
 def _count(page: Any, color: str) -> int:
     return int(page.text_content(f"#count-{color}"))
 
@@ -195,8 +206,9 @@ def test_replay_and_learn(server: str, page: Any) -> None:
 def test_play_the_ai_hint_undo_reload(server: str, page: Any) -> None:
     _new_game(page, server, "level")
     page.wait_for_selector("[data-legal]")
+    page.evaluate(FLIP_RECORDER)
     page.click("rect[data-square=f5]")
-    assert page.locator("circle.disc[data-square=e5][data-color=black]").count() == 1
+    page.wait_for_function("window.flipped.includes('e5:black')")  # the disc turned
     # the AI replies: two moves in the list, black to move again
     page.wait_for_function("document.querySelectorAll('#movelist li').length === 2")
     page.wait_for_selector("#status:has-text('Your move')")

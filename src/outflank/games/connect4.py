@@ -48,6 +48,7 @@ class ConnectFour(Game):
         self._board_mask = sum(column_mask << (c * h1) for c in range(cols))
         self._bottom_row = sum(1 << (c * h1) for c in range(cols))
         self._directions = (1, h1, h1 - 1, h1 + 1)
+        self._direction_pairs = tuple((d, 2 * d) for d in self._directions)
         # Runs of k by doubling: each step ANDs the board with itself shifted by `step` cells.
         steps = []
         covered = 1
@@ -155,11 +156,12 @@ class ConnectFour(Game):
         if self.k != 4:
             return self._threats_any_k(bits)
         found = 0
-        for d in self._directions:  # the three other cells of a window, four placements
-            pair = (bits << d) & (bits << 2 * d)
-            found |= pair & ((bits << 3 * d) | (bits >> d))
-            pair = (bits >> d) & (bits >> 2 * d)
-            found |= pair & ((bits >> 3 * d) | (bits << d))
+        for d, d2 in self._direction_pairs:  # the other three cells of a window, 4 placements
+            up = bits << d
+            down = bits >> d
+            found |= (up & (up << d) & ((up << d2) | down)) | (
+                down & (down >> d) & ((down >> d2) | up)
+            )
         return found & self._board_mask & ~self._mask
 
     def _threats_any_k(self, bits: int) -> int:

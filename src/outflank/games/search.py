@@ -363,11 +363,12 @@ class Searcher:
         if ply >= self._seldepth:
             self._seldepth = ply + 1
         negamax = self._negamax
+        play, undo, is_over = game.play, game.undo, game.is_over  # type: ignore[union-attr]
         for visited, move in enumerate(moves, 1):
-            game.play(move)  # type: ignore[union-attr]
-            if game.is_over():  # type: ignore[union-attr]
+            play(move)
+            if is_over():
                 u = game.utility()  # type: ignore[union-attr]
-                game.undo()  # type: ignore[union-attr]
+                undo()
                 if u > 0:
                     score = -(child_win + u * MARGIN)
                 else:
@@ -375,12 +376,12 @@ class Searcher:
             elif depth == 1:
                 self._horizon += 1
                 score = -game.heuristic()  # type: ignore[union-attr]
-                game.undo()  # type: ignore[union-attr]
+                undo()
             else:
                 try:
                     score = -negamax(depth - 1, -beta, -alpha, ply + 1)
                 finally:
-                    game.undo()  # type: ignore[union-attr]
+                    undo()
             if score > best:
                 best = score
                 best_move = move

@@ -32,6 +32,7 @@ KEYS_HELP = (
     "Esc or Q  quit",
 )
 _ALERT_SECONDS = 4.0
+_IDLE_FPS = 30  # frames per second while nothing moves
 _MODIFIER_KEYS = {
     pygame.K_LSHIFT,
     pygame.K_RSHIFT,
@@ -102,6 +103,8 @@ class App:
         self._pending: Move | None = None  # the AI's move, played once animations end
         self._ai_failed = False
         self._alerts: list[tuple[str, float]] = []
+        self._progress: tuple[object, int, int] | None = None  # token, depth, nodes
+        self._progress_token: object | None = None
         self._layout: Layout | None = None
         for text in warnings:
             self.alert(text, seconds=8.0)
@@ -293,10 +296,15 @@ class App:
             self.alert(f"AI unavailable: {exc}", seconds=30.0)
             return
         engine, board = self._engine, self.board.copy()
+        token = self._progress_token = object()  # marks this search's progress reports
+
+        def report(info: Any) -> None:  # from the search thread: one plain assignment
+            self._progress = (token, int(info.depth), int(info.nodes))
+
         if getattr(engine, "random", 0):  # weak levels sometimes play at random
             job: Callable[[], Any] = lambda: engine.choose_move(board)  # noqa: E731
         else:  # a search also tells its score, shown in the panel
-            job = lambda: engine.search(board)  # noqa: E731
+            job = lambda: engine.search(board, on_info=report)  # noqa: E731
         self.worker.submit("move", job, engine.stop)
 
     def _collect(self) -> None:
@@ -335,6 +343,9 @@ class App:
         thinking = None
         if self.thinking:
             thinking = f"{self.ai.label.capitalize()} is thinking..."
+            progress = self._progress
+            if progress is not None and progress[0] is self._progress_token:
+                thinking += f" depth {progress[1]}, {progress[2]:,} nodes"
         elif self.worker.kind == "hint":
             thinking = "Looking for the best move..."
         end = board.outcome() if self.end_screen else None
@@ -423,7 +434,8 @@ class App:
         try:
             while self.running:
                 self.step()
-                ticker.tick(self.settings.fps)
+                busy = self.animating or self.worker.busy or self._pending is not None
+                ticker.tick(self.settings.fps if busy else min(self.settings.fps, _IDLE_FPS))
         finally:
             self.close()
         return 0

@@ -24,6 +24,8 @@ const ui = {
   learnDepth: 2,
   playTimer: null,
   settingsFocus: false,
+  latest: null, // {id, version} of the newest state received
+  thinkingVersion: 0,
 };
 
 const board = new BoardView($("board"), onSquare);
@@ -185,15 +187,17 @@ async function showLive(state) {
     shown.moves.every((m, i) => i >= shown.cursor || (state.moves[i] && state.moves[i].move === m.move));
   if (ui.viewPly === null && forward && board.cells === cellsAt(state, shown.cursor)) {
     for (let ply = shown.cursor; ply < state.cursor; ply++) {
+      // animate only while we keep up; a page that lags behind (fast AIs) catches up at once
+      const animate = options.anim && ui.latest && ui.latest.version === state.version;
       const m = state.moves[ply];
       if (m.move === "pass") {
         toast(`${cap(m.color)} has no legal move and passes`);
-        await sleep(options.anim ? 1200 : 600);
+        if (animate) await sleep(1100);
         continue;
       }
       board.setMarks({ last: m.move });
-      await board.animateMove(squareIndex(m.move), m.color, m.flips, options.anim);
-      if (ply + 1 < state.cursor && options.anim) await sleep(260);
+      await board.animateMove(squareIndex(m.move), m.color, m.flips, animate);
+      if (ply + 1 < state.cursor && animate) await sleep(260);
     }
   }
   if (ui.viewPly === null) board.setCells(state.board);
@@ -203,24 +207,32 @@ async function showLive(state) {
 
 function onEvent(event) {
   if (event.type === "state") {
-    const first = !ui.game || ui.game.id !== event.state.id;
+    const st = event.state;
     if (event.you !== undefined) ui.you = event.you;
-    const changed = !ui.game || ui.game.version !== event.state.version;
-    ui.game = event.state;
-    ui.thinking = event.state.thinking;
     ui.pending = false;
-    if (changed) {
+    if (ui.latest && ui.latest.id === st.id && ui.latest.version >= st.version) return;
+    ui.latest = { id: st.id, version: st.version };
+    document.title = `outflank · game ${st.id}`;
+    // the board, panels and status follow the states in order, after each animation
+    enqueue(async () => {
+      ui.game = st;
+      if (st.version > ui.thinkingVersion) {
+        ui.thinking = st.thinking;
+        if (!st.thinking) $("engine-info").hidden = true;
+      }
       ui.hints = null;
       refreshEvals();
       if (!$("learn").hidden) refreshLearn();
-    }
-    if (first) document.title = `outflank · game ${event.state.id}`;
-    enqueue(() => showLive(event.state));
-    if (!event.state.thinking) $("engine-info").hidden = true;
+      await showLive(st);
+    });
   } else if (event.type === "thinking") {
     ui.thinking = event.color;
-    renderStatus();
-    renderPlayers(ui.game, ui.you, ui.game.counts, ui.game.turn, ui.thinking);
+    ui.thinkingVersion = ui.latest ? ui.latest.version : 0;
+    $("engine-info").hidden = true;
+    if (ui.game) {
+      renderStatus();
+      renderPlayers(ui.game, ui.you, ui.game.counts, ui.game.turn, ui.thinking);
+    }
   } else if (event.type === "info") {
     const info = $("engine-info");
     info.hidden = false;
@@ -389,6 +401,7 @@ async function refreshLearn() {
 async function loadGame(id, seat) {
   if (ui.conn) ui.conn.close();
   ui.game = null;
+  ui.latest = null;
   ui.shown = null;
   ui.viewPly = null;
   ui.hints = null;

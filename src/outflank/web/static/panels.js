@@ -50,7 +50,8 @@ export function renderGraph(values, viewPly, onPick) {
   const H = 110;
   const n = Math.max(values.length - 1, 1);
   const cap = Math.max(8, ...values.map((v) => Math.min(64, Math.abs(v))));
-  const x = (i) => (i / Math.max(n, 20)) * W;
+  const span = Math.max(n, 60);
+  const x = (i) => (i / span) * W;
   const y = (v) => H / 2 - (Math.max(-cap, Math.min(cap, v)) / cap) * (H / 2 - 6);
   svgEl("line", { class: "zero", x1: 0, x2: W, y1: H / 2, y2: H / 2 }, svg);
   if (values.length) {
@@ -72,7 +73,7 @@ export function renderGraph(values, viewPly, onPick) {
   svg.onclick = (ev) => {
     if (!values.length) return;
     const rect = svg.getBoundingClientRect();
-    const ply = Math.round(((ev.clientX - rect.left) / rect.width) * Math.max(n, 20));
+    const ply = Math.round(((ev.clientX - rect.left) / rect.width) * span);
     onPick(Math.max(0, Math.min(values.length - 1, ply)));
   };
 }
