@@ -181,3 +181,28 @@ def test_parse_engine_move_accepts_both_styles() -> None:
     for bad in ["===", "=== z9", "== f5", "=== f5/x"]:
         with pytest.raises(ValueError):
             parse_engine_move(bad)
+
+
+def test_forced_pass_is_answered_with_pa() -> None:
+    import random
+
+    for seed in range(5000):
+        rng = random.Random(seed)
+        board = Board()
+        while not board.is_game_over() and not board.must_pass():
+            board.push(rng.choice(board.legal_moves))
+        if board.must_pass():
+            break
+    engine = Engine(ENGINE)
+    engine.send("nboard 2")
+    engine.send("set depth 2")
+    engine.send(f"set game {GameRecord.from_board(board).to_ggf()}")
+    engine.send("go")
+    said = engine.until(lambda s: s.startswith("==="))
+    assert parse_engine_move(said[-1]).move.is_pass
+    engine.send("move PA")
+    engine.send("go")
+    said = engine.until(lambda s: s.startswith("==="))
+    board.push("pass")
+    assert parse_engine_move(said[-1]).move in board.legal_moves
+    assert engine.close() == 0

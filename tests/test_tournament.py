@@ -26,6 +26,9 @@ BROKEN = Path(__file__).with_name("broken_engine.py")
 def test_openings_are_legal_and_distinct() -> None:
     boards = [Board.from_transcript(moves) for moves in OPENINGS.values()]
     assert len(set(boards)) == len(boards)
+    for board in boards:
+        assert not board.is_game_over()
+        assert min(board.score()) >= 3  # no near wipe-out
 
 
 def test_plan_pairs_every_opening_with_both_colours() -> None:
@@ -149,3 +152,16 @@ def test_replay_step_mode_reads_enter_and_quits(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "1. black f5" in proc.stdout and "2. white d6" in proc.stdout
     assert "3. black c3" not in proc.stdout
+
+
+def test_ray_backend_without_ray_is_a_clear_error() -> None:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        with pytest.raises(OutflankError, match="pip install"):
+            run_tournament(["greedy", "random:1"], openings=1, backend="ray")
+    else:  # Ray is installed: the backend plays the games
+        result = run_tournament(["greedy", "random:1"], openings=1, backend="ray")
+        assert len(result.games) == 2
+    with pytest.raises(OutflankError, match="unknown backend"):
+        run_tournament(["greedy", "random:1"], openings=1, backend="dask")
