@@ -58,3 +58,22 @@ def test_bad_player_spec_is_one_line_error() -> None:
     proc = play("", "--white", "bogus")
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith("outflank play: error: unknown player 'bogus'")
+
+
+def test_colour_board_marks_discs_legal_moves_and_last_move() -> None:
+    from rich.console import Console
+
+    from outflank.board import Board
+    from outflank.tui import render_board
+
+    board = Board()
+    board.play("f5")
+    text = render_board(board, color=True, last=board.peek())
+    plain, legend = text.plain.rsplit("\n", 1)
+    assert plain.count("●") == 5 and legend == "black ● 4  white ○ 1"
+    assert plain.count("·") == len(board.legal_moves)
+    console = Console(force_terminal=True, color_system="truecolor", width=40)
+    with console.capture() as capture:
+        console.print(text)
+    assert "\x1b[" in capture.get()  # styled on a terminal
+    assert any("underline" in str(span.style) for span in text.spans)
