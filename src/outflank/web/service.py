@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 
 from outflank.board import PASS, Board, Move, Rules
@@ -37,6 +37,7 @@ __all__ = ["GameError", "GameService"]
 log = logging.getLogger("outflank.web")
 
 COLORS = ("black", "white")
+_EAGER = (selectinload(GameRow.moves), selectinload(GameRow.seats))  # 3 queries per load
 EVAL_DEPTH = 4
 
 
@@ -145,7 +146,7 @@ class GameService:
             yield
 
     def _load(self, session: Session, game_id: str) -> GameRow:
-        game = session.get(GameRow, game_id) if len(game_id) <= 32 else None
+        game = session.get(GameRow, game_id, options=_EAGER) if len(game_id) <= 32 else None
         if game is None:
             raise GameError(404, f"unknown game {game_id!r}")
         return game
@@ -290,7 +291,7 @@ class GameService:
             game.cursor += 1
             self._auto_pass(game, board)
         self._finish(game, board)
-        with self.storage.session() as session:
+        with self.storage.writing(), self.storage.session() as session:
             session.add(game)
             session.commit()
             state = self._publish_state(game)
@@ -357,7 +358,7 @@ class GameService:
 
     def play(self, game_id: str, secret: str, move_text: str) -> dict[str, Any]:
         """A human move for the seat the secret holds; returns the new state."""
-        with self._game_lock(game_id), self.storage.session() as session:
+        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
             game = self._load(session, game_id)
             color = self._require_seat(game, secret)
             rep = replay(game)
@@ -396,7 +397,7 @@ class GameService:
         return self._step(game_id, secret, +1)
 
     def _step(self, game_id: str, secret: str, direction: int) -> dict[str, Any]:
-        with self._game_lock(game_id), self.storage.session() as session:
+        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
             game = self._load(session, game_id)
             color = self._require_seat(game, secret)
             rep = replay(game)
@@ -433,7 +434,7 @@ class GameService:
         """Change an AI seat's settings mid-game (seed 004's sliders, the level)."""
         if color not in COLORS:
             raise GameError(404, f"no seat {color!r}: expected black or white")
-        with self._game_lock(game_id), self.storage.session() as session:
+        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
             game = self._load(session, game_id)
             self._require_seat(game, secret)
             seat = game.seat(color)
@@ -484,7 +485,7 @@ class GameService:
     def _ai_step(self, game_id: str) -> bool:
         """Play one AI move if an AI is to move; True if it played."""
         with self.storage.session() as session:
-            game = session.get(GameRow, game_id)
+            game = session.get(GameRow, game_id, options=_EAGER)
             if game is None:
                 return False
             rep = replay(game)
@@ -513,7 +514,7 @@ class GameService:
             choice = self.thinker.choose(board, player, on_info=on_info, register=register)
         finally:
             self._thinking.pop(game_id, None)
-        with self._game_lock(game_id), self.storage.session() as session:
+        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
             game = self._load(session, game_id)
             if game.version != version:
                 return True  # changed under us (undo, new settings): think again
