@@ -77,3 +77,13 @@ def test_colour_board_marks_discs_legal_moves_and_last_move() -> None:
         console.print(text)
     assert "\x1b[" in capture.get()  # styled on a terminal
     assert any("underline" in str(span.style) for span in text.spans)
+
+
+def test_outflank_play_othello_hands_over_to_the_tui() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "outflank", "play", "othello", "--white", "level:3"],
+        input="f5\nhint\nquit\n", capture_output=True, text=True, env=cli_env(), timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "white (O) level:3 plays" in proc.stdout
+    assert "hint: " in proc.stdout and "(" in proc.stdout.split("hint: ")[1].splitlines()[0]
