@@ -25,3 +25,7 @@ class InvalidBoardError(OutflankError):
 
 class SearchLimitError(OutflankError):
     """A search was asked for an impossible limit (depth 0, negative time...)."""
+
+
+class GameOverError(OutflankError):
+    """A search was asked for a move in a finished game."""

@@ -9,6 +9,7 @@
 
 #include "bitboard.h"
 #include "features.h"
+#include "searcher.h"
 
 /* Read a Python int into a bitboard; set a ValueError/TypeError on failure. */
 static int to_bitboard(PyObject *obj, void *out) {
@@ -108,6 +109,6 @@ static struct PyModuleDef core_module = {
 PyMODINIT_FUNC PyInit__core(void) {
     bb_init();
     PyObject *m = PyModule_Create(&core_module);
-    if (m && features_register(m) < 0) Py_CLEAR(m);
+    if (m && (features_register(m) < 0 || searcher_register(m) < 0)) Py_CLEAR(m);
     return m;
 }

@@ -7,4 +7,14 @@ arguments and ``run(args) -> int`` returning the exit code. Add new modules to
 
 COMMANDS = [
     "outflank.commands.perft",
+    "outflank.commands.solve",
+    "outflank.commands.analyze",
+    "outflank.commands.alphabeta",
+    "outflank.commands.explain",
+    "outflank.commands.play",
+    "outflank.commands.nboard",
+    "outflank.commands.tournament",
+    "outflank.commands.replay",
+    "outflank.commands.gui",
+    "outflank.commands.serve",
 ]

@@ -1,0 +1,464 @@
+/*
+ * endgame.c - the exact endgame solver: scores are final disc differences.
+ *
+ * Null-window searches (is the score above alpha?) do the work; a PVS on
+ * top finds the exact value and its principal variation. By number of
+ * empty squares:
+ *   >= END_TT_MIN  transposition table, stability cut-off, moves ordered by
+ *                  the TT move then fastest-first (fewest opponent replies);
+ *   7 .. 11        stability cut-off, fastest-first, no table;
+ *   5 .. 6         squares tried in parity order (odd regions first);
+ *   4, 3, 2, 1     dedicated functions on explicit squares.
+ */
+#include <string.h>
+
+#include "eval_default.h"
+#include "search.h"
+
+#define END_TT_MIN 12
+#define END_SORT_MIN 7
+#define CORNER_MASK 0x8100000000000081ULL
+
+static const u64 QUADRANT[4] = {0x000000000F0F0F0FULL, 0x00000000F0F0F0F0ULL,
+                                0x0F0F0F0F00000000ULL, 0xF0F0F0F000000000ULL};
+
+/* Empty squares in quadrants holding an odd number of them. */
+static inline u64 odd_squares(u64 empty) {
+    u64 odd = 0;
+    for (int q = 0; q < 4; ++q)
+        if (bb_count(empty & QUADRANT[q]) & 1) odd |= QUADRANT[q];
+    return empty & odd;
+}
+
+static inline u64 try_flips(u64 P, u64 O, int sq) {
+    return (NEIGHBOURS[sq] & O) ? bb_flips(P, O, sq) : 0;
+}
+
+/* ------------------------------------------------------- last squares */
+
+static int solve_1(Search *s, u64 P, u64 O, int x) {
+    ++s->nodes;
+    u64 f = try_flips(P, O, x);
+    if (f) return 2 * (bb_count(P) + bb_count(f)) + 2 - 64;
+    f = try_flips(O, P, x);
+    if (f) return 2 * (bb_count(P) - bb_count(f)) - 64;
+    int d = 2 * bb_count(P) - 63;
+    return d > 0 ? d + 1 : d - 1;
+}
+
+static int solve_2(Search *s, u64 P, u64 O, int alpha, int x1, int x2) {
+    ++s->nodes;
+    int best = -SCORE_INF;
+    u64 f = try_flips(P, O, x1);
+    if (f) {
+        best = -solve_1(s, O & ~f, P | f | (1ULL << x1), x2);
+        if (best > alpha) return best;
+    }
+    f = try_flips(P, O, x2);
+    if (f) {
+        int v = -solve_1(s, O & ~f, P | f | (1ULL << x2), x1);
+        return v > best ? v : best;
+    }
+    if (best != -SCORE_INF) return best;
+    /* the mover passes: the opponent minimises */
+    best = SCORE_INF;
+    f = try_flips(O, P, x1);
+    if (f) {
+        best = solve_1(s, P & ~f, O | f | (1ULL << x1), x2);
+        if (best <= alpha) return best;
+    }
+    f = try_flips(O, P, x2);
+    if (f) {
+        int v = solve_1(s, P & ~f, O | f | (1ULL << x2), x1);
+        return v < best ? v : best;
+    }
+    if (best != SCORE_INF) return best;
+    return final_discs(P, O);
+}
+
+static int solve_3(Search *s, u64 P, u64 O, int alpha, int x1, int x2, int x3) {
+    ++s->nodes;
+    int best = -SCORE_INF, v;
+    u64 f;
+    if ((f = try_flips(P, O, x1))) {
+        v = -solve_2(s, O & ~f, P | f | (1ULL << x1), -alpha - 1, x2, x3);
+        if (v > alpha) return v;
+        best = v;
+    }
+    if ((f = try_flips(P, O, x2))) {
+        v = -solve_2(s, O & ~f, P | f | (1ULL << x2), -alpha - 1, x1, x3);
+        if (v > alpha) return v;
+        if (v > best) best = v;
+    }
+    if ((f = try_flips(P, O, x3))) {
+        v = -solve_2(s, O & ~f, P | f | (1ULL << x3), -alpha - 1, x1, x2);
+        if (v > best) best = v;
+        return best;
+    }
+    if (best != -SCORE_INF) return best;
+    best = SCORE_INF;
+    if ((f = try_flips(O, P, x1))) {
+        v = solve_2(s, P & ~f, O | f | (1ULL << x1), alpha, x2, x3);
+        if (v <= alpha) return v;
+        best = v;
+    }
+    if ((f = try_flips(O, P, x2))) {
+        v = solve_2(s, P & ~f, O | f | (1ULL << x2), alpha, x1, x3);
+        if (v <= alpha) return v;
+        if (v < best) best = v;
+    }
+    if ((f = try_flips(O, P, x3))) {
+        v = solve_2(s, P & ~f, O | f | (1ULL << x3), alpha, x1, x2);
+        if (v < best) best = v;
+        return best;
+    }
+    if (best != SCORE_INF) return best;
+    return final_discs(P, O);
+}
+
+static int solve_4(Search *s, u64 P, u64 O, int alpha, const int *x) {
+    ++s->nodes;
+    int best = -SCORE_INF, v;
+    u64 f;
+    int found = 0;
+    for (int i = 0; i < 4; ++i) {
+        if ((f = try_flips(P, O, x[i]))) {
+            int r[3], k = 0;
+            for (int j = 0; j < 4; ++j)
+                if (j != i) r[k++] = x[j];
+            v = -solve_3(s, O & ~f, P | f | (1ULL << x[i]), -alpha - 1, r[0], r[1], r[2]);
+            if (v > alpha) return v;
+            if (v > best) best = v;
+            found = 1;
+        }
+    }
+    if (found) return best;
+    best = SCORE_INF;
+    for (int i = 0; i < 4; ++i) {
+        if ((f = try_flips(O, P, x[i]))) {
+            int r[3], k = 0;
+            for (int j = 0; j < 4; ++j)
+                if (j != i) r[k++] = x[j];
+            v = solve_3(s, P & ~f, O | f | (1ULL << x[i]), alpha, r[0], r[1], r[2]);
+            if (v <= alpha) return v;
+            if (v < best) best = v;
+            found = 1;
+        }
+    }
+    if (found) return best;
+    return final_discs(P, O);
+}
+
+/* The empty squares in parity order (odd quadrants first); returns count. */
+static inline int parity_squares(u64 empty, int *x) {
+    int n = 0;
+    u64 odd = odd_squares(empty);
+    for (u64 b = odd; b; b &= b - 1) x[n++] = bb_first(b);
+    for (u64 b = empty & ~odd; b; b &= b - 1) x[n++] = bb_first(b);
+    return n;
+}
+
+static int end_nws(Search *s, u64 P, u64 O, int alpha, int empties);
+
+/* 5 or 6 empties: parity order, no sorting. */
+static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties) {
+    ++s->nodes;
+    int x[8];
+    u64 empty = ~(P | O);
+    parity_squares(empty, x);
+    int best = -SCORE_INF, v;
+    for (int i = 0; i < empties; ++i) {
+        u64 f = try_flips(P, O, x[i]);
+        if (!f) continue;
+        u64 nP = O & ~f, nO = P | f | (1ULL << x[i]);
+        if (empties == 5) {
+            int r[4];
+            parity_squares(~(nP | nO), r);
+            v = -solve_4(s, nP, nO, -alpha - 1, r);
+        } else {
+            v = -end_nws_parity(s, nP, nO, -alpha - 1, empties - 1);
+        }
+        if (v > alpha) return v;
+        if (v > best) best = v;
+    }
+    if (best != -SCORE_INF) return best;
+    if (!bb_moves(O, P)) return final_discs(P, O);
+    return -end_nws_parity(s, O, P, -alpha - 1, empties);
+}
+
+/* Stability cut-off: the opponent's stable discs cap the mover's score. */
+static inline int stability_cut(u64 P, u64 O, int alpha, int *bound) {
+    if (alpha < 8) return 0;
+    int b = 64 - 2 * bb_count(bb_stable(O, P));
+    if (b <= alpha) {
+        *bound = b;
+        return 1;
+    }
+    return 0;
+}
+
+typedef struct {
+    int sq;
+    int key;
+    u64 flips;
+} EndMove;
+
+static inline void end_pick(EndMove *list, int i, int n) {
+    int b = i;
+    for (int j = i + 1; j < n; ++j)
+        if (list[j].key > list[b].key) b = j;
+    if (b != i) {
+        EndMove t = list[i];
+        list[i] = list[b];
+        list[b] = t;
+    }
+}
+
+/* Fastest-first key: fewer (corner-weighted) replies is better. */
+static inline int ff_key(u64 P, u64 O, int sq, u64 f, u64 odd) {
+    u64 nP = O & ~f, nO = P | f | (1ULL << sq);
+    u64 m = bb_moves(nP, nO);
+    int key = -(bb_count(m) + bb_count(m & CORNER_MASK)) * 64;
+    key -= bb_count(bb_neighbours(nO) & ~(nP | nO)) * 2; /* opponent's potential mobility */
+    if (odd >> sq & 1) key += 8;
+    return key;
+}
+
+static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
+    int n = 0;
+    u64 odd = odd_squares(~(P | O));
+    for (u64 m = moves; m; m &= m - 1) {
+        int sq = bb_first(m);
+        u64 f = bb_flips(P, O, sq);
+        int key = sq == tt_move ? (1 << 29) : ff_key(P, O, sq, f, odd);
+        list[n++] = (EndMove){sq, key, f};
+    }
+    return n;
+}
+
+/* 7 .. END_TT_MIN-1 empties. */
+static int end_nws_sorted(Search *s, u64 P, u64 O, int alpha, int empties) {
+    ++s->nodes;
+    if (search_should_stop(s)) return 0;
+    int bound;
+    if (stability_cut(P, O, alpha, &bound)) return bound;
+    u64 moves = bb_moves(P, O);
+    if (!moves) {
+        if (!bb_moves(O, P)) return final_discs(P, O);
+        return -end_nws_sorted(s, O, P, -alpha - 1, empties);
+    }
+    EndMove list[MAX_MOVES];
+    int n = gen_end_moves(P, O, moves, list, MOVE_NONE);
+    int best = -SCORE_INF;
+    for (int i = 0; i < n; ++i) {
+        end_pick(list, i, n);
+        u64 f = list[i].flips;
+        u64 nP = O & ~f, nO = P | f | (1ULL << list[i].sq);
+        int v = -end_nws(s, nP, nO, -alpha - 1, empties - 1);
+        if (s->aborted) return 0;
+        if (v > alpha) return v;
+        if (v > best) best = v;
+    }
+    return best;
+}
+
+static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties) {
+    ++s->nodes;
+    if (search_should_stop(s)) return 0;
+    int bound;
+    if (stability_cut(P, O, alpha, &bound)) return bound;
+    int tt_move = MOVE_NONE;
+    const TTEntry *e = tt_probe(&s->tt, P, O, TT_TAG_END);
+    if (e) {
+        if (e->lower > alpha) return e->lower;
+        if (e->upper <= alpha) return e->upper;
+        if (e->move < 64) tt_move = e->move;
+    }
+    u64 moves = bb_moves(P, O);
+    if (!moves) {
+        if (!bb_moves(O, P)) return final_discs(P, O);
+        return -end_nws_tt(s, O, P, -alpha - 1, empties);
+    }
+    EndMove list[MAX_MOVES];
+    int n = gen_end_moves(P, O, moves, list, tt_move);
+    int best = -SCORE_INF, best_move = MOVE_NONE;
+    for (int i = 0; i < n; ++i) {
+        end_pick(list, i, n);
+        u64 f = list[i].flips;
+        u64 nP = O & ~f, nO = P | f | (1ULL << list[i].sq);
+        int v = -end_nws(s, nP, nO, -alpha - 1, empties - 1);
+        if (s->aborted) return 0;
+        if (v > best) {
+            best = v;
+            best_move = list[i].sq;
+            if (v > alpha) break;
+        }
+    }
+    tt_store(&s->tt, P, O, TT_TAG_END, empties, alpha, alpha + 1, best, best_move);
+    return best;
+}
+
+static int end_nws(Search *s, u64 P, u64 O, int alpha, int empties) {
+    if (empties >= END_TT_MIN) return end_nws_tt(s, P, O, alpha, empties);
+    if (empties >= END_SORT_MIN) return end_nws_sorted(s, P, O, alpha, empties);
+    if (empties >= 5) return end_nws_parity(s, P, O, alpha, empties);
+    int x[4];
+    int n = parity_squares(~(P | O), x);
+    switch (n) {
+    case 4: return solve_4(s, P, O, alpha, x);
+    case 3: return solve_3(s, P, O, alpha, x[0], x[1], x[2]);
+    case 2: return solve_2(s, P, O, alpha, x[0], x[1]);
+    case 1: return solve_1(s, P, O, x[0]);
+    default: ++s->nodes; return final_discs(P, O);
+    }
+}
+
+static inline void pv_set(Search *s, int ply, int move) {
+    if (ply + 1 >= MAX_PLY) return;
+    s->pv[ply][0] = move;
+    int n = s->pv_len[ply + 1];
+    memcpy(&s->pv[ply][1], s->pv[ply + 1], (size_t)n * sizeof(int));
+    s->pv_len[ply] = n + 1;
+}
+
+/* Full-window PVS with a principal variation. */
+static int end_pvs(Search *s, u64 P, u64 O, int alpha, int beta, int empties, int ply) {
+    s->pv_len[ply] = 0;
+    ++s->nodes;
+    if (search_should_stop(s)) return 0;
+    if (empties == 0) return final_discs(P, O);
+    u64 moves = bb_moves(P, O);
+    if (!moves) {
+        if (!bb_moves(O, P)) return final_discs(P, O);
+        int v = -end_pvs(s, O, P, -beta, -alpha, empties, ply + 1);
+        pv_set(s, ply, MOVE_PASS);
+        return v;
+    }
+    int tt_move = MOVE_NONE;
+    const TTEntry *e = tt_probe(&s->tt, P, O, TT_TAG_END);
+    if (e && e->move < 64) tt_move = e->move;
+    EndMove list[MAX_MOVES];
+    int n = gen_end_moves(P, O, moves, list, tt_move);
+    int best = -SCORE_INF, best_move = MOVE_NONE, a = alpha;
+    for (int i = 0; i < n; ++i) {
+        end_pick(list, i, n);
+        u64 f = list[i].flips;
+        u64 nP = O & ~f, nO = P | f | (1ULL << list[i].sq);
+        int v;
+        if (i == 0) {
+            v = -end_pvs(s, nP, nO, -beta, -a, empties - 1, ply + 1);
+        } else {
+            v = -end_nws(s, nP, nO, -a - 1, empties - 1);
+            if (v > a && v < beta && !s->aborted)
+                v = -end_pvs(s, nP, nO, -beta, -a, empties - 1, ply + 1);
+        }
+        if (s->aborted) return 0;
+        if (v > best) {
+            best = v;
+            best_move = list[i].sq;
+            if (v > a) {
+                a = v;
+                pv_set(s, ply, best_move);
+                if (a >= beta) break;
+            }
+        }
+    }
+    if (empties >= END_TT_MIN) tt_store(&s->tt, P, O, TT_TAG_END, empties, alpha, beta, best, best_move);
+    return best;
+}
+
+/* ------------------------------------------------------------- root */
+
+/* Plain alpha-beta on eval_default, for ordering only. */
+static int order_ab(Search *s, u64 P, u64 O, int depth, int alpha, int beta) {
+    ++s->nodes;
+    if (depth == 0) return eval_default(P, O);
+    u64 moves = bb_moves(P, O);
+    if (!moves) {
+        if (!bb_moves(O, P)) return final_discs(P, O) * 100;
+        return -order_ab(s, O, P, depth, -beta, -alpha);
+    }
+    int best = -SCORE_INF;
+    for (; moves; moves &= moves - 1) {
+        int sq = bb_first(moves);
+        u64 f = bb_flips(P, O, sq);
+        int v = -order_ab(s, O & ~f, P | f | (1ULL << sq), depth - 1, -beta, -alpha);
+        if (v > best) {
+            best = v;
+            if (v > alpha) {
+                alpha = v;
+                if (alpha >= beta) break;
+            }
+        }
+    }
+    return best;
+}
+
+void end_order_root(Search *s, u64 P, u64 O, RootMove *moves, int n) {
+    int empties = 64 - bb_count(P | O);
+    int depth = empties >= 22 ? 6 : empties >= 16 ? 4 : 2;
+    for (int i = 0; i < n; ++i) {
+        u64 bit = moves[i].square == MOVE_PASS ? 0 : 1ULL << moves[i].square;
+        u64 nP = O & ~moves[i].flips, nO = P | moves[i].flips | bit;
+        moves[i].score = -order_ab(s, nP, nO, depth - 1, -SCORE_INF + 1, SCORE_INF);
+    }
+    for (int i = 1; i < n; ++i) {
+        RootMove t = moves[i];
+        int j = i;
+        while (j > 0 && moves[j - 1].score < t.score) {
+            moves[j] = moves[j - 1];
+            --j;
+        }
+        moves[j] = t;
+    }
+}
+
+int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n, int analyze) {
+    int empties = 64 - bb_count(P | O);
+    int best = -SCORE_INF, best_i = -1, a = alpha;
+    int root_pv[MAX_PLY], root_pv_len = 0;
+    for (int i = 0; i < n; ++i) moves[i].searched = 0;
+    for (int i = 0; i < n; ++i) {
+        RootMove *rm = &moves[i];
+        int pass = rm->square == MOVE_PASS;
+        u64 bit = pass ? 0 : 1ULL << rm->square;
+        u64 nP = O & ~rm->flips, nO = P | rm->flips | bit;
+        int ce = pass ? empties : empties - 1;
+        int v;
+        ++s->nodes;
+        if (analyze || i == 0) {
+            v = -end_pvs(s, nP, nO, -beta, -(analyze ? alpha : a), ce, 1);
+        } else {
+            v = -end_nws(s, nP, nO, -a - 1, ce);
+            if (v > a && v < beta && !s->aborted) v = -end_pvs(s, nP, nO, -beta, -a, ce, 1);
+        }
+        if (s->aborted) break;
+        rm->score = v;
+        rm->searched = 1;
+        if (v > best) {
+            best = v;
+            best_i = i;
+            root_pv[0] = rm->square;
+            memcpy(root_pv + 1, s->pv[1], (size_t)s->pv_len[1] * sizeof(int));
+            root_pv_len = s->pv_len[1] + 1;
+            if (!analyze && v > a) a = v;
+            if (!analyze && a >= beta) break;
+        }
+    }
+    for (int i = 0; i < n; ++i)
+        if (!moves[i].searched) moves[i].score = -SCORE_INF;
+    if (best_i >= 0) {
+        memcpy(s->pv[0], root_pv, (size_t)root_pv_len * sizeof(int));
+        s->pv_len[0] = root_pv_len;
+    }
+    for (int i = 1; i < n; ++i) {
+        RootMove t = moves[i];
+        int j = i;
+        while (j > 0 && moves[j - 1].score < t.score) {
+            moves[j] = moves[j - 1];
+            --j;
+        }
+        moves[j] = t;
+    }
+    return best;
+}

@@ -1,0 +1,97 @@
+/*
+ * search.h - the alpha-beta search: midgame (depth-limited, evaluator
+ * scores) and exact endgame (disc differences), driven by iterative
+ * deepening with a transposition table, time/node limits and a stop flag.
+ *
+ * No function here touches Python objects, so callers may release the GIL.
+ * One Search must be used by one thread at a time; Search.stop may be set
+ * from any thread.
+ */
+#ifndef OUTFLANK_SEARCH_H
+#define OUTFLANK_SEARCH_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "bitboard.h"
+#include "eval.h"
+#include "tt.h"
+
+#define SCORE_INF 0x7FFFFFFF
+#define SCORE_WIN 1000000 /* a finished game: +/-(SCORE_WIN + |disc diff|) */
+#define MOVE_PASS 64
+#define MOVE_NONE (-1)
+#define MAX_PLY 128
+#define MAX_MOVES 34
+
+typedef struct {
+    int square; /* 0..63 or MOVE_PASS */
+    int score;  /* last score (exact in analyze mode, a bound otherwise) */
+    int searched;
+    u64 flips;
+} RootMove;
+
+typedef struct Search {
+    Evaluator ev;
+    int eval_tag; /* TT tag of midgame entries for the current evaluator */
+    int reversi;  /* game ends as soon as the mover cannot move */
+    TT tt;
+    atomic_int stop;
+    /* limits of the running search */
+    uint64_t node_limit; /* 0: none */
+    uint64_t next_poll;  /* node count of the next limits check */
+    double deadline;     /* monotonic seconds; 0: none */
+    int aborted;
+    /* statistics */
+    uint64_t nodes;
+    /* principal variation, triangular */
+    int pv[MAX_PLY][MAX_PLY];
+    int pv_len[MAX_PLY];
+} Search;
+
+/* Seconds on a monotonic clock. */
+double search_now(void);
+
+int search_init(Search *s, size_t tt_mib);
+void search_free(Search *s);
+void search_set_evaluator(Search *s, const Evaluator *ev);
+
+/* Start a search: reset counters, set limits (time_limit <= 0: none). */
+void search_begin(Search *s, double time_limit, uint64_t node_limit);
+
+/* Game-over score of (P, O) for the mover, in discs (empties to the winner). */
+static inline int final_discs(u64 P, u64 O) {
+    int p = bb_count(P), o = bb_count(O), e = 64 - p - o;
+    int d = p - o;
+    return d > 0 ? d + e : d < 0 ? d - e : 0;
+}
+
+/* Root moves of (P, O) in the given array; returns how many (0 if none). */
+int search_root_moves(u64 P, u64 O, RootMove *moves);
+
+/* One midgame iteration at depth: scores root moves (a full window for each
+ * when analyze is set, PVS otherwise), sorts them best first and returns the
+ * best score. On abort, the moves searched so far keep their scores. */
+int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int analyze);
+
+/* Exact endgame at the root in window (alpha, beta); same conventions. */
+int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n, int analyze);
+
+/* Sort root moves by a shallow search (used before an exact solve). */
+void end_order_root(Search *s, u64 P, u64 O, RootMove *moves, int n);
+
+/* Check time / node limits and the stop flag; sets s->aborted. */
+void search_poll(Search *s);
+
+static inline int search_should_stop(Search *s) {
+    if (s->nodes >= s->next_poll) search_poll(s);
+    return s->aborted;
+}
+
+/* Tables used by the search; call once at module import. */
+void search_tables_init(void);
+
+/* Neighbour squares of each square. */
+extern u64 NEIGHBOURS[64];
+
+#endif

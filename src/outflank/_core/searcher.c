@@ -1,0 +1,368 @@
+/*
+ * searcher.c - outflank._core.Searcher: one search context (evaluator,
+ * transposition table, stop flag) per object. search() releases the GIL
+ * while it thinks and holds it only between iterations, to report progress.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "search.h"
+#include "searcher.h"
+
+enum { MODE_MID = 0, MODE_EXACT = 1, MODE_WLD = 2 };
+
+typedef struct {
+    PyObject_HEAD
+    Search *s;
+    int busy;
+} SearcherObject;
+
+static int check_tt_mib(long long mib) {
+    if (mib < 1 || mib > 65536) {
+        PyErr_Format(PyExc_ValueError, "tt_mb must be in 1..65536, not %lld", mib);
+        return 0;
+    }
+    return 1;
+}
+
+static int Searcher_init(SearcherObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"tt_mb", NULL};
+    long long mib = 64;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|L:Searcher", kwlist, &mib)) return -1;
+    if (!check_tt_mib(mib)) return -1;
+    if (self->s) {
+        PyErr_SetString(PyExc_RuntimeError, "Searcher already initialised");
+        return -1;
+    }
+    Search *s = malloc(sizeof(Search));
+    if (!s || search_init(s, (size_t)mib) < 0) {
+        free(s);
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->s = s;
+    return 0;
+}
+
+static void Searcher_dealloc(SearcherObject *self) {
+    if (self->s) {
+        search_free(self->s);
+        free(self->s);
+    }
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int ready(SearcherObject *self) {
+    if (!self->s) {
+        PyErr_SetString(PyExc_RuntimeError, "Searcher not initialised");
+        return 0;
+    }
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "this Searcher is already searching");
+        return 0;
+    }
+    return 1;
+}
+
+static int parse_u64(PyObject *obj, void *out) {
+    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "a bitboard must be an int in 0 .. 2**64-1");
+        return 0;
+    }
+    *(u64 *)out = (u64)v;
+    return 1;
+}
+
+static int check_position(u64 P, u64 O) {
+    if (P & O) {
+        PyErr_SetString(PyExc_ValueError, "player and opponent bitboards overlap");
+        return 0;
+    }
+    return 1;
+}
+
+/* Fill an int array from a sequence of exactly n ints. */
+static int int_array(PyObject *seq, int *out, Py_ssize_t n, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, "expected a sequence of ints");
+    if (!fast) return 0;
+    if (PySequence_Fast_GET_SIZE(fast) != n) {
+        PyErr_Format(PyExc_ValueError, "%s needs %zd ints", what, n);
+        Py_DECREF(fast);
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return 0;
+        }
+        if (v < -1000000 || v > 1000000) {
+            PyErr_Format(PyExc_ValueError, "%s values must be in -1000000..1000000", what);
+            Py_DECREF(fast);
+            return 0;
+        }
+        out[i] = (int)v;
+    }
+    Py_DECREF(fast);
+    return 1;
+}
+
+PyDoc_STRVAR(set_evaluator_doc,
+             "set_evaluator(kind, weights, params, reversi=False)\n\n"
+             "Choose the evaluator (EVAL_* constant), its 64 square weights and\n"
+             "its 8 int parameters; reversi ends games when the mover cannot move.");
+
+static PyObject *Searcher_set_evaluator(SearcherObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"kind", "weights", "params", "reversi", NULL};
+    int kind, reversi = 0;
+    PyObject *weights, *params;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iOO|p:set_evaluator", kwlist, &kind,
+                                     &weights, &params, &reversi))
+        return NULL;
+    if (!ready(self)) return NULL;
+    if (kind < 0 || kind >= EVAL_KINDS) {
+        PyErr_Format(PyExc_ValueError, "unknown evaluator kind %d", kind);
+        return NULL;
+    }
+    Evaluator ev;
+    ev.kind = kind;
+    if (!int_array(weights, ev.weights, 64, "weights")) return NULL;
+    if (!int_array(params, ev.params, EVAL_PARAMS, "params")) return NULL;
+    search_set_evaluator(self->s, &ev);
+    self->s->reversi = reversi;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Searcher_evaluate(SearcherObject *self, PyObject *args) {
+    u64 P, O;
+    if (!PyArg_ParseTuple(args, "O&O&:evaluate", parse_u64, &P, parse_u64, &O)) return NULL;
+    if (!check_position(P, O) || !ready(self)) return NULL;
+    return PyLong_FromLong(eval_evaluate(&self->s->ev, P, O));
+}
+
+static PyObject *Searcher_stop(SearcherObject *self, PyObject *Py_UNUSED(ignored)) {
+    if (self->s) atomic_store(&self->s->stop, 1);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Searcher_clear(SearcherObject *self, PyObject *Py_UNUSED(ignored)) {
+    if (!ready(self)) return NULL;
+    tt_clear(&self->s->tt);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Searcher_resize(SearcherObject *self, PyObject *args) {
+    long long mib;
+    if (!PyArg_ParseTuple(args, "L:resize", &mib)) return NULL;
+    if (!check_tt_mib(mib) || !ready(self)) return NULL;
+    if (tt_init(&self->s->tt, (size_t)mib) < 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static PyObject *pv_list(const Search *s) {
+    PyObject *list = PyList_New(s->pv_len[0]);
+    if (!list) return NULL;
+    for (int i = 0; i < s->pv_len[0]; ++i) {
+        PyObject *v = PyLong_FromLong(s->pv[0][i]);
+        if (!v) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, v);
+    }
+    return list;
+}
+
+static PyObject *moves_list(const RootMove *moves, int n) {
+    PyObject *list = PyList_New(n);
+    if (!list) return NULL;
+    for (int i = 0; i < n; ++i) {
+        PyObject *t = Py_BuildValue("(iiO)", moves[i].square, moves[i].score,
+                                    moves[i].searched ? Py_True : Py_False);
+        if (!t) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, t);
+    }
+    return list;
+}
+
+PyDoc_STRVAR(search_doc,
+             "search(player, opponent, mode=0, depth=60, time=0.0, nodes=0,\n"
+             "       callback=None, analyze=False) -> dict\n\n"
+             "mode 0: iterative deepening to depth on evaluator scores; 1: exact\n"
+             "endgame (disc difference); 2: win/draw/loss (-1, 0, +1 bounds).\n"
+             "time (seconds) and nodes of 0 mean no limit. callback(depth, score,\n"
+             "nodes, elapsed, pv) is called after every completed iteration with the\n"
+             "GIL held. analyze scores every root move with a full window. The\n"
+             "dict holds move, score, pv, depth, nodes, elapsed, aborted, moves.");
+
+static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"player", "opponent", "mode", "depth", "time",
+                             "nodes", "callback", "analyze", NULL};
+    u64 P, O;
+    int mode = MODE_MID, depth = 60, analyze = 0;
+    double time_limit = 0;
+    unsigned long long node_limit = 0;
+    PyObject *callback = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&|iidKOp:search", kwlist, parse_u64, &P,
+                                     parse_u64, &O, &mode, &depth, &time_limit, &node_limit,
+                                     &callback, &analyze))
+        return NULL;
+    if (!check_position(P, O) || !ready(self)) return NULL;
+    if (mode < MODE_MID || mode > MODE_WLD) {
+        PyErr_Format(PyExc_ValueError, "unknown search mode %d", mode);
+        return NULL;
+    }
+    if (depth < 1 || depth > 100) {
+        PyErr_Format(PyExc_ValueError, "depth must be in 1..100, not %d", depth);
+        return NULL;
+    }
+    if (!(time_limit >= 0)) {
+        PyErr_SetString(PyExc_ValueError, "time must be >= 0");
+        return NULL;
+    }
+    if (callback != Py_None && !PyCallable_Check(callback)) {
+        PyErr_SetString(PyExc_TypeError, "callback must be callable");
+        return NULL;
+    }
+    Search *s = self->s;
+    RootMove moves[MAX_MOVES], work[MAX_MOVES];
+    int n = search_root_moves(P, O, moves);
+    if (n == 0) {
+        PyErr_SetString(PyExc_ValueError, "the game is over: no move to search");
+        return NULL;
+    }
+    self->busy = 1;
+    search_begin(s, time_limit, (uint64_t)node_limit);
+    double start = search_now();
+    int empties = 64 - bb_count(P | O);
+    int score = 0, done_depth = 0, aborted = 0;
+    int pv[MAX_PLY], pv_len = 0;
+
+    if (mode == MODE_MID) {
+        for (int d = 1; d <= depth; ++d) {
+            memcpy(work, moves, sizeof(RootMove) * (size_t)n);
+            int v;
+            Py_BEGIN_ALLOW_THREADS
+            v = mid_root(s, P, O, d, work, n, analyze);
+            Py_END_ALLOW_THREADS
+            if (s->aborted) {
+                aborted = 1;
+                break;
+            }
+            memcpy(moves, work, sizeof(RootMove) * (size_t)n);
+            score = v;
+            done_depth = d;
+            pv_len = s->pv_len[0];
+            memcpy(pv, s->pv[0], sizeof(int) * (size_t)pv_len);
+            double elapsed = search_now() - start;
+            if (callback != Py_None) {
+                PyObject *pvl = pv_list(s);
+                PyObject *r = pvl ? PyObject_CallFunction(callback, "iiKdO", d, v,
+                                                          (unsigned long long)s->nodes, elapsed, pvl)
+                                  : NULL;
+                Py_XDECREF(pvl);
+                if (!r) {
+                    self->busy = 0;
+                    return NULL;
+                }
+                Py_DECREF(r);
+            }
+            if (d >= empties) break; /* the tree reaches the end of the game */
+            if (s->deadline && elapsed > 0.4 * time_limit) break; /* next one would not finish */
+            if (atomic_load(&s->stop)) {
+                aborted = 1;
+                break;
+            }
+        }
+    } else {
+        int alpha = mode == MODE_WLD ? -1 : -64, beta = mode == MODE_WLD ? 1 : 64;
+        Py_BEGIN_ALLOW_THREADS
+        end_order_root(s, P, O, moves, n);
+        score = end_root(s, P, O, alpha, beta, moves, n, analyze);
+        Py_END_ALLOW_THREADS
+        aborted = s->aborted;
+        done_depth = empties;
+        pv_len = s->pv_len[0];
+        memcpy(pv, s->pv[0], sizeof(int) * (size_t)pv_len);
+        if (aborted) { /* best of the moves searched, or the shallow search's choice */
+            score = moves[0].searched ? moves[0].score : 0;
+            if (!moves[0].searched || pv_len == 0 || pv[0] != moves[0].square) {
+                pv[0] = moves[0].square;
+                pv_len = 1;
+            }
+        }
+    }
+    self->busy = 0;
+    double elapsed = search_now() - start;
+    if (done_depth == 0) { /* nothing completed: fall back on the first ordered move */
+        pv[0] = moves[0].square;
+        pv_len = 1;
+    }
+    s->pv_len[0] = pv_len;
+    memcpy(s->pv[0], pv, sizeof(int) * (size_t)pv_len);
+    PyObject *pvl = pv_list(s);
+    PyObject *ml = moves_list(moves, n);
+    PyObject *res = NULL;
+    if (pvl && ml)
+        res = Py_BuildValue("{s:i,s:i,s:O,s:i,s:K,s:d,s:O,s:O}", "move", moves[0].square,
+                            "score", score, "pv", pvl, "depth", done_depth, "nodes",
+                            (unsigned long long)s->nodes, "elapsed", elapsed, "aborted",
+                            aborted ? Py_True : Py_False, "moves", ml);
+    Py_XDECREF(pvl);
+    Py_XDECREF(ml);
+    return res;
+}
+
+static PyMethodDef Searcher_methods[] = {
+    {"set_evaluator", (PyCFunction)(void (*)(void))Searcher_set_evaluator,
+     METH_VARARGS | METH_KEYWORDS, set_evaluator_doc},
+    {"evaluate", (PyCFunction)Searcher_evaluate, METH_VARARGS,
+     "evaluate(player, opponent) -> int: the current evaluator's static score."},
+    {"search", (PyCFunction)(void (*)(void))Searcher_search, METH_VARARGS | METH_KEYWORDS,
+     search_doc},
+    {"stop", (PyCFunction)Searcher_stop, METH_NOARGS,
+     "stop(): ask a running search (in another thread) to return soon."},
+    {"clear", (PyCFunction)Searcher_clear, METH_NOARGS, "clear(): empty the TT."},
+    {"resize", (PyCFunction)Searcher_resize, METH_VARARGS,
+     "resize(tt_mb): reallocate the transposition table (emptied)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject SearcherType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "outflank._core.Searcher",
+    .tp_basicsize = sizeof(SearcherObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = PyDoc_STR("Searcher(tt_mb=64): an alpha-beta search context."),
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Searcher_init,
+    .tp_dealloc = (destructor)Searcher_dealloc,
+    .tp_methods = Searcher_methods,
+};
+
+int searcher_register(PyObject *module) {
+    search_tables_init();
+    if (PyType_Ready(&SearcherType) < 0) return -1;
+    Py_INCREF(&SearcherType);
+    if (PyModule_AddObject(module, "Searcher", (PyObject *)&SearcherType) < 0) {
+        Py_DECREF(&SearcherType);
+        return -1;
+    }
+    if (PyModule_AddIntConstant(module, "SCORE_WIN", SCORE_WIN) < 0 ||
+        PyModule_AddIntConstant(module, "MOVE_PASS", MOVE_PASS) < 0 ||
+        PyModule_AddIntConstant(module, "EVAL_DEFAULT", EVAL_DEFAULT) < 0 ||
+        PyModule_AddIntConstant(module, "EVAL_WEIGHTS", EVAL_WEIGHTS) < 0 ||
+        PyModule_AddIntConstant(module, "EVAL_FISH", EVAL_FISH) < 0 ||
+        PyModule_AddIntConstant(module, "EVAL_HEURISTIC", EVAL_HEURISTIC) < 0 ||
+        PyModule_AddIntConstant(module, "EVAL_REGIONS", EVAL_REGIONS) < 0 ||
+        PyModule_AddIntConstant(module, "EVAL_DISCS", EVAL_DISCS) < 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,77 @@
+/* tt.c - transposition table storage and replacement. */
+#include "tt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SCORE_INF 0x7FFFFFFF
+
+int tt_init(TT *tt, size_t mib) {
+    size_t bytes = mib << 20;
+    size_t buckets = 1;
+    while (buckets * 2 * 2 * sizeof(TTEntry) <= bytes) buckets *= 2;
+    TTEntry *e = calloc(buckets * 2, sizeof(TTEntry));
+    if (!e) return -1;
+    free(tt->entries);
+    tt->entries = e;
+    tt->mask = buckets - 1;
+    tt->age = 0;
+    return 0;
+}
+
+void tt_free(TT *tt) {
+    free(tt->entries);
+    tt->entries = NULL;
+    tt->mask = 0;
+}
+
+void tt_clear(TT *tt) {
+    if (tt->entries) memset(tt->entries, 0, (tt->mask + 1) * 2 * sizeof(TTEntry));
+}
+
+static void fill(TTEntry *e, u64 P, u64 O, int tag, int depth, int lower, int upper, int move,
+                 uint8_t age) {
+    e->P = P;
+    e->O = O;
+    e->tag = (uint8_t)tag;
+    e->depth = (uint8_t)depth;
+    e->lower = lower;
+    e->upper = upper;
+    e->move = (uint8_t)move;
+    e->age = age;
+}
+
+void tt_store(TT *tt, u64 P, u64 O, int tag, int depth, int alpha, int beta, int score, int move) {
+    TTEntry *b = tt->entries + tt_index(tt, P, O);
+    int lower = score > alpha ? score : -SCORE_INF;
+    int upper = score < beta ? score : SCORE_INF;
+    if (move < 0) move = 255;
+    for (int i = 0; i < 2; ++i) {
+        TTEntry *e = b + i;
+        if (e->P == P && e->O == O && e->tag == tag) {
+            if (e->depth == depth) { /* same search depth: tighten the bounds */
+                if (lower > e->lower) e->lower = lower;
+                if (upper < e->upper) e->upper = upper;
+                if (e->lower > e->upper) { /* inconsistent (search instability) */
+                    e->lower = lower;
+                    e->upper = upper;
+                }
+                if (move != 255) e->move = (uint8_t)move;
+                e->age = tt->age;
+                return;
+            }
+            if (depth > e->depth || e->age != tt->age || i == 1) {
+                if (move == 255) move = e->move;
+                fill(e, P, O, tag, depth, lower, upper, move, tt->age);
+                return;
+            }
+            break; /* a deeper result is kept in the first slot */
+        }
+    }
+    if (depth >= b[0].depth || b[0].age != tt->age) {
+        if (b[0].tag) b[1] = b[0]; /* the old deep entry moves to the second slot */
+        fill(b, P, O, tag, depth, lower, upper, move, tt->age);
+    } else {
+        fill(b + 1, P, O, tag, depth, lower, upper, move, tt->age);
+    }
+}

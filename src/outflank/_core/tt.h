@@ -1,0 +1,52 @@
+/*
+ * tt.h - transposition table: buckets of two entries, the first kept for the
+ * deepest result (depth-preferred), the second always replaced.
+ */
+#ifndef OUTFLANK_TT_H
+#define OUTFLANK_TT_H
+
+#include <stddef.h>
+
+#include "bitboard.h"
+
+#define TT_TAG_END 1 /* exact endgame entries (scores in discs) */
+
+typedef struct {
+    u64 P, O;
+    int32_t lower, upper; /* bounds on the score */
+    uint8_t depth;        /* remaining depth (empties for endgame entries) */
+    uint8_t move;         /* best move square, 64 = pass, 255 = none */
+    uint8_t tag;          /* TT_TAG_END, or the evaluator generation (>= 2) */
+    uint8_t age;          /* search counter when written */
+} TTEntry;
+
+typedef struct {
+    TTEntry *entries;
+    size_t mask; /* number of buckets - 1 */
+    uint8_t age;
+} TT;
+
+/* Allocate about mib MiB (rounded down to a power of two, at least one
+ * bucket); returns 0 on success, -1 when out of memory (table unchanged). */
+int tt_init(TT *tt, size_t mib);
+void tt_free(TT *tt);
+void tt_clear(TT *tt);
+
+static inline size_t tt_index(const TT *tt, u64 P, u64 O) {
+    u64 h = P * 0x9E3779B97F4A7C15ULL ^ (O + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL;
+    h ^= h >> 31;
+    return (size_t)(h & tt->mask) * 2;
+}
+
+/* The entry for (P, O, tag) or NULL. */
+static inline const TTEntry *tt_probe(const TT *tt, u64 P, u64 O, int tag) {
+    const TTEntry *b = tt->entries + tt_index(tt, P, O);
+    if (b[0].P == P && b[0].O == O && b[0].tag == tag) return b;
+    if (b[1].P == P && b[1].O == O && b[1].tag == tag) return b + 1;
+    return NULL;
+}
+
+/* Record a result: score searched in window (alpha, beta) at depth. */
+void tt_store(TT *tt, u64 P, u64 O, int tag, int depth, int alpha, int beta, int score, int move);
+
+#endif

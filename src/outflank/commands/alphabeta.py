@@ -1,0 +1,56 @@
+"""``outflank alphabeta [INPUT] [OUTPUT]``: seed 002's input.txt -> output.txt task."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from outflank.assignment import run_task
+
+NAME = "alphabeta"
+HELP = "seed 002's task: read input.txt, run alpha-beta, write output.txt with the traverse log"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "input", nargs="?", default="input.txt", help="the task file (default: input.txt)"
+    )
+    parser.add_argument(
+        "output",
+        nargs="?",
+        default="output.txt",
+        help="where to write the answer (default: output.txt; - for standard output)",
+    )
+    variant = parser.add_mutually_exclusive_group()
+    variant.add_argument(
+        "--minimax",
+        dest="algorithm",
+        action="store_const",
+        const="minimax",
+        default="alphabeta",
+        help="plain minimax instead: the log has the columns Node,Depth,Value",
+    )
+    variant.add_argument(
+        "--greedy",
+        dest="algorithm",
+        action="store_const",
+        const="greedy",
+        help="one move deep, no log: just the next board",
+    )
+    parser.add_argument(
+        "--log-only", action="store_true", help="write the traverse log without the board"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    to_stdout = args.output == "-"
+    text = run_task(
+        Path(args.input),
+        None if to_stdout else Path(args.output),
+        args.algorithm,
+        log_only=args.log_only,
+    )
+    if to_stdout:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,58 @@
+"""``outflank analyze POSITION``: stream a search's progress, then score every move."""
+
+from __future__ import annotations
+
+import argparse
+
+from outflank.commands.common import board_argument
+from outflank.engine import Engine, SearchInfo
+from outflank.errors import OutflankError
+from outflank.evaluation import EVALUATORS
+
+NAME = "analyze"
+HELP = "analyse a position (OBF line or transcript): info per depth, then every move's score"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("position", type=board_argument, help='OBF line, transcript or "start"')
+    limit = parser.add_mutually_exclusive_group()
+    limit.add_argument("--depth", type=int, help="search depth in plies")
+    limit.add_argument("--time", type=float, help="seconds to think (default 2)")
+    parser.add_argument(
+        "--evaluator", default="default", choices=sorted(EVALUATORS), help="evaluator to use"
+    )
+    parser.add_argument(
+        "--endgame", type=int, default=None, help="solve exactly from this many empties"
+    )
+
+
+def _fmt_score(score: float) -> str:
+    return f"{score:+.2f}" if score != int(score) else f"{score:+.0f}"
+
+
+def _info(info: SearchInfo) -> None:
+    pv = " ".join(str(m) for m in info.pv)
+    print(
+        f"depth {info.depth:>2}  score {_fmt_score(info.score):>7}  nodes {info.nodes:>12,}"
+        f"  nps {info.nps:>12,.0f}  time {info.elapsed:6.2f}s  pv {pv}",
+        flush=True,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    board = args.position
+    if board.is_game_over():
+        raise OutflankError("the game is over: nothing to analyse")
+    engine = Engine(args.evaluator, endgame=args.endgame)
+    time = args.time if args.time is not None or args.depth is not None else 2.0
+    print(board)
+    print(f"{board.turn.name.lower()} to move, {board.empties} empties, evaluator "
+          f"{engine.evaluator.describe()}")  # fmt: skip
+    result = engine.search(board, depth=args.depth, time=time, on_info=_info)
+    kind = "exact" if result.exact else "estimate"
+    print(f"best {result.best_move}  score {_fmt_score(result.score)} ({kind})  "
+          f"depth {result.depth}  nodes {result.nodes:,}  time {result.elapsed:.2f}s")  # fmt: skip
+    depth = args.depth if args.depth is not None else max(result.depth, 1)
+    scores = engine.analyze(board, depth=depth)
+    print("moves:", "  ".join(f"{s.move} {_fmt_score(s.score)}" for s in scores))
+    return 0

@@ -1,0 +1,87 @@
+"""``outflank gui``: play Othello in a desktop window (pygame-ce)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from outflank.commands.common import board_argument
+
+NAME = "gui"
+HELP = "play in a desktop window (pygame-ce): against an engine level, a seed AI, or a friend"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = (
+        "Settings come from outflank.ini in the current folder, else "
+        "$XDG_CONFIG_HOME/outflank/outflank.ini; options given here override them. "
+        "Keys: N new game, U undo, H hint, L / Shift+L stronger / weaker AI, Esc or Q quit."
+    )
+    parser.add_argument(
+        "--ai",
+        metavar="LEVEL|NAME",
+        help="the computer: a level 1-20, greedy, minimax4, heuristic, regions, weights,"
+        " or none for two people (default 5)",
+    )
+    parser.add_argument(
+        "--colour", "--color", dest="colour", metavar="COLOUR", help="your colour: black or white"
+    )
+    parser.add_argument("--rules", metavar="RULES", help="othello (default) or reversi")
+    parser.add_argument("--width", metavar="PX", help="window width in pixels")
+    parser.add_argument("--height", metavar="PX", help="window height in pixels")
+    parser.add_argument(
+        "--square-size", metavar="PX", help="largest square size in pixels (0: fit the window)"
+    )
+    parser.add_argument("--fps", metavar="N", help="frames per second")
+    parser.add_argument(
+        "--animation",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="turn discs over like coins (default on)",
+    )
+    parser.add_argument("--flip-time", metavar="SECONDS", help="how long one disc takes to turn")
+    parser.add_argument("--hint-time", metavar="SECONDS", help="how long a hint (H) may think")
+    parser.add_argument(
+        "--config", type=Path, metavar="FILE", help="read this INI file instead of the usual ones"
+    )
+    parser.add_argument(
+        "--position",
+        type=board_argument,
+        default=None,
+        metavar="OBF|TRANSCRIPT",
+        help="start games from this position",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    from outflank.gui.app import App
+    from outflank.gui.settings import load_settings
+
+    overrides = {
+        name: getattr(args, name)
+        for name in (
+            "ai",
+            "colour",
+            "rules",
+            "width",
+            "height",
+            "square_size",
+            "fps",
+            "animation",
+            "flip_time",
+            "hint_time",
+        )
+    }
+    settings, warnings, _ = load_settings(args.config, overrides)
+    for warning in warnings:
+        print(f"outflank gui: warning: {warning}", file=sys.stderr)
+    import pygame
+
+    try:
+        app = App(settings, start=args.position, warnings=warnings)
+        return app.run()
+    finally:
+        pygame.quit()

@@ -1,0 +1,35 @@
+"""``outflank nboard``: be an NBoard-protocol engine on stdin/stdout."""
+
+from __future__ import annotations
+
+import argparse
+
+from outflank.nboard import NBoardServer
+from outflank.players import player_specs_help
+
+NAME = "nboard"
+HELP = "run as an engine for the NBoard GUI (NBoard protocol on stdin/stdout)"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--level",
+        type=int,
+        default=None,
+        metavar="N",
+        help="engine level (1-20) used until the GUI sends 'set depth'",
+    )
+    parser.add_argument(
+        "--player",
+        default=None,
+        metavar="SPEC",
+        help=f"serve another player instead of the engine ({player_specs_help()})",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.player is not None:
+        from outflank.players import make_player
+
+        make_player(args.player).close()  # fail now, with a clean error, on a bad spec
+    return NBoardServer(player=args.player, level=args.level).serve()

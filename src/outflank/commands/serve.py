@@ -1,0 +1,58 @@
+"""``outflank serve``: the web app (play in the browser, games saved in a database)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from outflank.errors import OutflankError
+
+NAME = "serve"
+HELP = "play in the browser: run the web app (games are saved in a database)"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (8000)")
+    parser.add_argument(
+        "--db",
+        default="outflank.db",
+        metavar="PATH_OR_URL",
+        help="SQLite file, or any SQLAlchemy URL such as postgresql://... (./outflank.db)",
+    )
+    parser.add_argument(
+        "--ai-workers", type=int, default=2, help="threads that search AI moves (2)"
+    )
+    parser.add_argument(
+        "--ai-delay",
+        type=float,
+        default=0.4,
+        help="seconds between the moves of two AIs playing each other (0.4)",
+    )
+    parser.add_argument(
+        "--time-cap", type=float, default=10.0, help="upper bound of any one search, seconds"
+    )
+    parser.add_argument("--log-level", default="warning", help="uvicorn log level (warning)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 0 <= args.port <= 65535:
+        raise OutflankError(f"port must be in 0..65535, not {args.port}")
+    if args.ai_workers < 1:
+        raise OutflankError("--ai-workers must be at least 1")
+    if args.ai_delay < 0 or args.time_cap <= 0:
+        raise OutflankError("--ai-delay must be >= 0 and --time-cap > 0")
+    import uvicorn
+
+    from outflank.web.app import create_app
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        app = create_app(
+            args.db, ai_workers=args.ai_workers, ai_delay=args.ai_delay, time_cap=args.time_cap
+        )
+    except Exception as exc:  # a bad URL, an unwritable file...
+        raise OutflankError(f"cannot open the database {args.db!r}: {exc}") from None
+    print(f"outflank: serving on http://{args.host}:{args.port}/ (database: {args.db})", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0

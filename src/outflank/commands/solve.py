@@ -1,0 +1,91 @@
+"""``outflank solve FILE.obf``: solve every position of an OBF suite exactly."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from outflank.engine import Engine
+from outflank.errors import OutflankError
+from outflank.obf import read_obf_file
+
+NAME = "solve"
+HELP = "solve the positions of an OBF file exactly and check the listed scores"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, help="OBF file (one position per line)")
+    parser.add_argument("--wld", action="store_true", help="only win/draw/loss (faster)")
+    parser.add_argument("--tt-mb", type=int, default=64, help="transposition table MiB")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _progress(enabled: bool):  # pragma: no cover - cosmetic
+    if not enabled:
+        return None
+    try:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    except ImportError:
+        return None
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(file=sys.stderr),
+        transient=True,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    entries = read_obf_file(args.file)
+    if not entries:
+        raise OutflankError(f"{args.file}: no positions")
+    engine = Engine(tt_mb=args.tt_mb)
+    header = (
+        f"{'#':>3} {'empties':>7} {'move':>4} {'score':>5} {'listed':>6} {'ok':>3} "
+        f"{'nodes':>14} {'time':>8} {'nodes/s':>12}"
+    )
+    print(header, flush=True)
+    progress = _progress(not args.no_progress and sys.stderr.isatty())
+    task = None
+    if progress is not None:
+        progress.start()
+        task = progress.add_task(str(args.file.name), total=len(entries))
+    total_nodes = correct = checked = 0
+    start = time.perf_counter()
+    try:
+        for number, entry in enumerate(entries, 1):
+            board = entry.board
+            if board.is_game_over():
+                raise OutflankError(f"{args.file}:{entry.line}: the game is over")
+            result = engine.solve(board, wld=args.wld)
+            listed = entry.best_score
+            if listed is not None and args.wld:
+                listed = (listed > 0) - (listed < 0)
+            ok = "-" if listed is None else ("yes" if result.score == listed else "no")
+            if listed is not None:
+                checked += 1
+                correct += ok == "yes"
+            total_nodes += result.nodes
+            print(
+                f"{number:>3} {board.empties:>7} {result.best_move!s:>4} {result.score:>+5.0f} "
+                f"{'-' if listed is None else f'{listed:+d}':>6} {ok:>3} {result.nodes:>14,} "
+                f"{result.elapsed:>8.2f} {result.nps:>12,.0f}",
+                flush=True,
+            )
+            if progress is not None and task is not None:
+                progress.advance(task)
+    finally:
+        if progress is not None:
+            progress.stop()
+    elapsed = time.perf_counter() - start
+    rate = total_nodes / elapsed if elapsed > 0 else 0.0
+    print(
+        f"total: {len(entries)} positions, {correct}/{checked} match the listed scores, "
+        f"{total_nodes:,} nodes, {elapsed:.2f} s, {rate:,.0f} nodes/s"
+    )
+    return 0 if correct == checked else 1

@@ -1,0 +1,436 @@
+"""The engine: native alpha-beta search behind one small class.
+
+::
+
+    from outflank import Board
+    from outflank.engine import Engine
+
+    engine = Engine()                       # strongest evaluator, 1 s per move
+    result = engine.search(Board(), depth=8)
+    print(result.best_move, result.score, " ".join(map(str, result.pv)))
+
+Scores are from the side to move's view: final disc differences when
+``exact`` is true (a solved endgame), otherwise the evaluator's estimate in
+its unit (discs for ``default``). A depth-limited search that sees a
+finished game reports that game's disc difference. See docs/engine.md.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from outflank import _core
+from outflank.board import PASS, Board, Move, Rules
+from outflank.errors import GameOverError, OutflankError, SearchLimitError
+from outflank.evaluation import Evaluator, make_evaluator
+
+__all__ = ["LEVELS", "PRESETS", "Engine", "MoveScore", "SearchInfo", "SearchResult"]
+
+MODE_MID, MODE_EXACT, MODE_WLD = 0, 1, 2
+MAX_DEPTH: Final = 60
+DEFAULT_TIME: Final = 1.0
+
+
+@dataclass(frozen=True)
+class SearchInfo:
+    """Progress of a search: one report per completed depth."""
+
+    depth: int
+    score: float
+    nodes: int
+    nps: float
+    pv: list[Move]
+    elapsed: float
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The outcome of a search, from the side to move's view."""
+
+    best_move: Move
+    score: float
+    pv: list[Move]
+    depth: int
+    nodes: int
+    elapsed: float
+    nps: float
+    exact: bool
+
+
+@dataclass(frozen=True)
+class MoveScore:
+    """One legal move's score (see :meth:`Engine.analyze`)."""
+
+    move: Move
+    score: float
+    exact: bool
+
+
+#: Engine.level(n): evaluator, depth, time (s), exact endgame from, random-move chance.
+LEVELS: Final[dict[int, dict[str, Any]]] = {
+    1: {"evaluator": "discs", "depth": 1, "random": 0.5},
+    2: {"evaluator": "fish", "depth": 1, "random": 0.3},
+    3: {"evaluator": "weights", "depth": 2, "random": 0.15},
+    4: {"evaluator": "heuristic", "depth": 2, "random": 0.05},
+    5: {"evaluator": "default", "depth": 1},
+    6: {"evaluator": "default", "depth": 2, "endgame": 6},
+    7: {"evaluator": "default", "depth": 3, "endgame": 8},
+    8: {"evaluator": "default", "depth": 4, "endgame": 10},
+    9: {"evaluator": "default", "depth": 5, "endgame": 12},
+    10: {"evaluator": "default", "depth": 6, "endgame": 14},
+    11: {"evaluator": "default", "depth": 7, "endgame": 14},
+    12: {"evaluator": "default", "depth": 8, "endgame": 16},
+    13: {"evaluator": "default", "depth": 9, "endgame": 16},
+    14: {"evaluator": "default", "depth": 10, "endgame": 18},
+    15: {"evaluator": "default", "depth": 11, "endgame": 18, "time": 2.0},
+    16: {"evaluator": "default", "depth": 12, "endgame": 20, "time": 3.0},
+    17: {"evaluator": "default", "depth": 14, "endgame": 20, "time": 4.0},
+    18: {"evaluator": "default", "depth": 16, "endgame": 22, "time": 6.0},
+    19: {"evaluator": "default", "depth": 18, "endgame": 22, "time": 8.0},
+    20: {"evaluator": "default", "depth": MAX_DEPTH, "endgame": 24, "time": 10.0},
+}
+
+#: Engine.preset(name): the players of the seeds and the strong default.
+PRESETS: Final[dict[str, dict[str, Any]]] = {
+    "greedy": {"evaluator": "fish", "depth": 1},
+    "minimax4": {"evaluator": "fish", "depth": 4},
+    "heuristic": {"evaluator": "heuristic", "depth": 4},
+    "regions": {"evaluator": "regions", "depth": 4},
+    "weights": {"evaluator": "weights", "depth": 4},
+    "default": {"evaluator": "default", "time": 1.0, "endgame": 20},
+}
+
+_ENGINE_KEYS: Final = ("depth", "time", "nodes", "endgame", "random", "seed")
+
+
+def _move(square: int) -> Move:
+    return PASS if square == _core.MOVE_PASS else Move(square)
+
+
+def _check_depth(depth: Any) -> int:
+    if isinstance(depth, bool) or not isinstance(depth, int):
+        raise SearchLimitError(f"depth must be an int, not {depth!r}")
+    if not 1 <= depth <= MAX_DEPTH:
+        raise SearchLimitError(f"depth must be in 1..{MAX_DEPTH}, not {depth}")
+    return depth
+
+
+def _check_time(time: Any) -> float:
+    if isinstance(time, bool) or not isinstance(time, int | float):
+        raise SearchLimitError(f"time must be a number of seconds, not {time!r}")
+    if not (math.isfinite(time) and time > 0):
+        raise SearchLimitError(f"time must be a positive number of seconds, not {time}")
+    return float(time)
+
+
+def _check_nodes(nodes: Any) -> int:
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+        raise SearchLimitError(f"nodes must be a positive int, not {nodes!r}")
+    return nodes
+
+
+class Engine:
+    """A native alpha-beta engine with its own evaluator, limits and table.
+
+    ``Engine(evaluator="regions", depth=3, corner=40)`` looks 3 moves ahead
+    with seed 004's regions. Limits: ``depth`` (plies), ``time`` (seconds
+    per move), ``nodes``; with none of them the engine thinks 1 s per move.
+    ``endgame=N`` solves positions with at most N empty squares exactly
+    (default 20 for the ``default`` evaluator, off for the others);
+    ``random=p`` plays a random legal move with probability p in
+    :meth:`choose_move` (weak levels).
+
+    One search at a time per engine (a lock guards it); separate engines
+    may search in parallel threads, the GIL is released while they think.
+    """
+
+    def __init__(
+        self,
+        evaluator: str | Evaluator = "default",
+        tt_mb: int = 64,
+        *,
+        depth: int | None = None,
+        time: float | None = None,
+        nodes: int | None = None,
+        endgame: int | None = None,
+        random: float = 0.0,
+        seed: int | None = None,
+        **evaluator_params: Any,
+    ) -> None:
+        if isinstance(tt_mb, bool) or not isinstance(tt_mb, int) or not 1 <= tt_mb <= 65536:
+            raise OutflankError(f"tt_mb must be an int in 1..65536, not {tt_mb!r}")
+        self._lock = threading.Lock()
+        self._searcher = _core.Searcher(tt_mb)
+        self._evaluator = make_evaluator(evaluator, **evaluator_params)
+        self._reversi = False
+        self._evaluator.configure(self._searcher)
+        self.depth: int | None = None
+        self.time: float | None = None
+        self.nodes: int | None = None
+        self.endgame = 20 if self._evaluator.name == "default" else 0
+        self.random = 0.0
+        self._rng = _rng(seed)
+        self._stopped = False
+        self._set_limits(depth=depth, time=time, nodes=nodes, endgame=endgame, random=random)
+
+    # ---------------------------------------------------------- construction
+    @classmethod
+    def level(cls, n: int, **kwargs: Any) -> Engine:
+        """An engine playing at level n (1 = beginner .. 20 = full strength); see LEVELS."""
+        if isinstance(n, bool) or not isinstance(n, int) or n not in LEVELS:
+            raise OutflankError(f"level must be an int in 1..{len(LEVELS)}, not {n!r}")
+        return cls(**{**LEVELS[n], **kwargs})
+
+    @classmethod
+    def preset(cls, name: str, **kwargs: Any) -> Engine:
+        """A named engine: greedy, minimax4, heuristic, regions, weights or default."""
+        settings = PRESETS.get(str(name).lower())
+        if settings is None:
+            raise OutflankError(f"unknown preset {name!r} (choose from {', '.join(PRESETS)})")
+        return cls(**{**settings, **kwargs})
+
+    @property
+    def evaluator(self) -> Evaluator:
+        """The current evaluator (name and parameters)."""
+        return self._evaluator
+
+    def configure(self, evaluator: str | Evaluator | None = None, **params: Any) -> None:
+        """Change the evaluator, its parameters or the limits between moves.
+
+        ``engine.configure(corner=-10, depth=6)``; ``evaluator=`` switches to
+        another evaluator (its parameters start from their defaults).
+        """
+        limits = {k: params.pop(k) for k in list(params) if k in _ENGINE_KEYS}
+        with self._lock:
+            if evaluator is not None:
+                new = make_evaluator(evaluator, **params)
+            elif params:
+                new = self._evaluator.with_params(**params)
+            else:
+                new = self._evaluator
+            if new is not self._evaluator:
+                new.configure(self._searcher, self._reversi)
+                self._evaluator = new
+            if "seed" in limits:
+                self._rng = _rng(limits.pop("seed"))
+            self._set_limits(**limits)
+
+    def _set_limits(self, **limits: Any) -> None:
+        if "depth" in limits:
+            d = limits["depth"]
+            self.depth = None if d is None else _check_depth(d)
+        if "time" in limits:
+            t = limits["time"]
+            self.time = None if t is None else _check_time(t)
+        if "nodes" in limits:
+            n = limits["nodes"]
+            self.nodes = None if n is None else _check_nodes(n)
+        if limits.get("endgame") is not None:
+            e = limits["endgame"]
+            if isinstance(e, bool) or not isinstance(e, int) or not 0 <= e <= 64:
+                raise OutflankError(f"endgame must be an int in 0..64, not {e!r}")
+            self.endgame = e
+        if "random" in limits:
+            p = limits["random"]
+            if isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p <= 1:
+                raise OutflankError(f"random must be a probability in 0..1, not {p!r}")
+            self.random = float(p)
+
+    # -------------------------------------------------------------- searching
+    def stop(self) -> None:
+        """Ask the running search (in another thread) to return its best move soon."""
+        self._stopped = True
+        self._searcher.stop()
+
+    def clear(self) -> None:
+        """Forget the transposition table (e.g. between games)."""
+        with self._lock:
+            self._searcher.clear()
+
+    def _prepare(self, board: Board) -> None:
+        if not isinstance(board, Board):
+            raise OutflankError(f"expected a Board, not {type(board).__name__}")
+        if board.is_game_over():
+            raise GameOverError("the game is over: there is no move to search")
+        reversi = board.rules is Rules.REVERSI
+        if reversi != self._reversi:
+            self._reversi = reversi
+            self._evaluator.configure(self._searcher, reversi)
+        self._stopped = False
+
+    def _limits(
+        self, depth: Any, time: Any, nodes: Any
+    ) -> tuple[int | None, float | None, int | None]:
+        if depth is None and time is None and nodes is None:
+            depth, time, nodes = self.depth, self.time, self.nodes
+            if depth is None and time is None and nodes is None:
+                time = DEFAULT_TIME
+        return (
+            None if depth is None else _check_depth(depth),
+            None if time is None else _check_time(time),
+            None if nodes is None else _check_nodes(nodes),
+        )
+
+    def _solves(self, board: Board, depth: int | None) -> bool:
+        return (
+            board.rules is Rules.OTHELLO
+            and board.empties <= self.endgame
+            and (depth is None or depth >= board.empties)
+        )
+
+    def _score(self, value: int, exact: bool) -> float:
+        if exact:
+            return float(value)
+        if abs(value) >= _core.SCORE_WIN:
+            return float(value - _core.SCORE_WIN if value > 0 else value + _core.SCORE_WIN)
+        return value / self._evaluator.scale
+
+    def _result(self, raw: dict[str, Any], exact: bool) -> SearchResult:
+        elapsed = raw["elapsed"]
+        nodes = raw["nodes"]
+        pv = [_move(sq) for sq in raw["pv"]] or [_move(raw["move"])]
+        return SearchResult(
+            best_move=_move(raw["move"]),
+            score=self._score(raw["score"], exact),
+            pv=pv,
+            depth=raw["depth"],
+            nodes=nodes,
+            elapsed=elapsed,
+            nps=nodes / elapsed if elapsed > 0 else float(nodes),
+            exact=exact,
+        )
+
+    def _callback(
+        self, on_info: Callable[[SearchInfo], Any] | None
+    ) -> Callable[[int, int, int, float, list[int]], None] | None:
+        if on_info is None:
+            return None
+
+        def report(depth: int, score: int, nodes: int, elapsed: float, pv: list[int]) -> None:
+            nps = nodes / elapsed if elapsed > 0 else float(nodes)
+            on_info(
+                SearchInfo(depth, self._score(score, False), nodes, nps,
+                           [_move(sq) for sq in pv], elapsed)
+            )  # fmt: skip
+
+        return report
+
+    def _mid(self, board: Board, depth: int | None, time: float | None, nodes: int | None,
+             on_info: Any = None, analyze: bool = False) -> dict[str, Any]:  # fmt: skip
+        return self._searcher.search(
+            board.player, board.opponent, mode=MODE_MID, depth=depth or MAX_DEPTH,
+            time=time or 0.0, nodes=nodes or 0, callback=self._callback(on_info),
+            analyze=analyze,
+        )  # fmt: skip
+
+    def search(
+        self,
+        board: Board,
+        depth: int | None = None,
+        time: float | None = None,
+        nodes: int | None = None,
+        on_info: Callable[[SearchInfo], Any] | None = None,
+    ) -> SearchResult:
+        """Search the position; no limit given -> the engine's own limits.
+
+        Positions with at most ``endgame`` empties are solved exactly when
+        the depth allows. ``on_info`` gets a :class:`SearchInfo` per
+        completed depth, from the searching thread.
+        """
+        depth, time, nodes = self._limits(depth, time, nodes)
+        with self._lock:
+            self._prepare(board)
+            if self._solves(board, depth):
+                raw = self._searcher.search(
+                    board.player, board.opponent, mode=MODE_EXACT, time=time or 0.0,
+                    nodes=nodes or 0,
+                )  # fmt: skip
+                if not raw["aborted"]:
+                    result = self._result(raw, exact=True)
+                    if on_info is not None:
+                        on_info(SearchInfo(result.depth, result.score, result.nodes,
+                                           result.nps, result.pv, result.elapsed))  # fmt: skip
+                    return result
+                if self._stopped:
+                    return self._result(raw, exact=False)
+                # out of time: a quick depth-limited answer instead
+                return self._result(self._mid(board, min(depth or 6, 6), None, None, on_info),
+                                    exact=False)  # fmt: skip
+            return self._result(self._mid(board, depth, time, nodes, on_info), exact=False)
+
+    def analyze(
+        self, board: Board, depth: int | None = None, time: float | None = None
+    ) -> list[MoveScore]:
+        """Every legal move's score, best first (exact in a solvable endgame)."""
+        depth, time, nodes = self._limits(depth, time, None)
+        with self._lock:
+            self._prepare(board)
+            if self._solves(board, depth):
+                raw = self._searcher.search(
+                    board.player, board.opponent, mode=MODE_EXACT, time=time or 0.0,
+                    nodes=nodes or 0, analyze=True,
+                )  # fmt: skip
+                if not raw["aborted"]:
+                    return [MoveScore(_move(sq), float(v), True) for sq, v, _ in raw["moves"]]
+            raw = self._mid(board, depth, time, nodes, analyze=True)
+            return [
+                MoveScore(_move(sq), self._score(v, False), False)
+                for sq, v, searched in raw["moves"]
+                if searched
+            ]
+
+    def solve(self, board: Board, *, wld: bool = False) -> SearchResult:
+        """The exact endgame result: best move, final disc difference, PV.
+
+        ``wld=True`` only decides win/draw/loss (faster): the score is then
+        +1, 0 or -1. If :meth:`stop` interrupts it, ``exact`` is false.
+        """
+        with self._lock:
+            self._prepare(board)
+            if board.rules is Rules.REVERSI:
+                raw = self._mid(board, MAX_DEPTH, None, None)
+                value = raw["score"]
+                win = _core.SCORE_WIN
+                raw["score"] = value - win if value >= win else value + win if value <= -win else 0
+            else:
+                raw = self._searcher.search(
+                    board.player, board.opponent, mode=MODE_WLD if wld else MODE_EXACT
+                )
+            if wld and not raw["aborted"]:
+                raw["score"] = (raw["score"] > 0) - (raw["score"] < 0)
+            return self._result(raw, exact=not raw["aborted"])
+
+    def choose_move(self, board: Board) -> Move:
+        """The move to play with the engine's own limits (and randomness, if any)."""
+        if self.random and self._rng.random() < self.random:
+            moves = board.legal_moves
+            if not moves:
+                raise GameOverError("the game is over: there is no move to choose")
+            return self._rng.choice(moves)
+        return self.search(board).best_move
+
+    def evaluate(self, board: Board) -> float:
+        """The evaluator's static score of the position (side to move's view)."""
+        with self._lock:
+            self._prepare_rules(board)
+            value = self._searcher.evaluate(board.player, board.opponent)
+        return value / self._evaluator.scale
+
+    def _prepare_rules(self, board: Board) -> None:
+        if not isinstance(board, Board):
+            raise OutflankError(f"expected a Board, not {type(board).__name__}")
+
+    def __repr__(self) -> str:
+        limits = ", ".join(
+            f"{k}={getattr(self, k)}" for k in ("depth", "time", "nodes") if getattr(self, k)
+        )
+        return f"Engine({self._evaluator.describe()}{', ' + limits if limits else ''})"
+
+
+def _rng(seed: int | None) -> random.Random:
+    return random.Random(seed)

@@ -1,0 +1,233 @@
+"""The computer opponent: which AI (an engine level or a seed's AI by name)
+and the worker thread it thinks in, so the window never freezes.
+
+The engine itself is :class:`outflank.engine.Engine`; this module only names
+the choices and runs its searches off the main thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from outflank.board import Board, Move
+from outflank.errors import OutflankError
+
+__all__ = [
+    "LADDER",
+    "PRESETS",
+    "AISpec",
+    "EngineLike",
+    "JobResult",
+    "Worker",
+    "make_engine",
+]
+
+#: The seeds' AIs, by the names :meth:`outflank.engine.Engine.preset` knows.
+PRESETS: dict[str, str] = {
+    "greedy": "greedy (seed 000)",
+    "minimax4": "minimax depth 4 (seed 000)",
+    "heuristic": "heuristic (seed 003)",
+    "regions": "region biases (seed 004)",
+    "weights": "weights (seed 002)",
+    "default": "default evaluator",
+}
+MAX_LEVEL = 20
+_NO_AI = ("none", "off", "human", "no")
+
+
+@dataclass(frozen=True, slots=True)
+class AISpec:
+    """An AI choice: ``level`` (1-20), a ``preset`` name, or ``none`` (two humans)."""
+
+    kind: str  # "level" | "preset" | "none"
+    level: int = 0
+    preset: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> AISpec:
+        """Parse ``"7"``, ``"level 7"``, ``"level:7"``, ``"greedy"``, ``"none"``...
+
+        Raises :class:`OutflankError` with the accepted forms for anything else.
+        """
+        key = str(text).strip().lower().replace("_", "").replace("-", "")
+        for prefix in ("level:", "level ", "level", "lvl"):
+            if key.startswith(prefix) and key[len(prefix) :].strip().isdigit():
+                key = key[len(prefix) :].strip()
+                break
+        if key.isdigit():
+            level = int(key)
+            if not 1 <= level <= MAX_LEVEL:
+                raise OutflankError(f"AI level must be in 1..{MAX_LEVEL}, not {level}")
+            return cls("level", level=level)
+        if key in ("minimax", "minimaxdepth4"):
+            key = "minimax4"
+        if key in PRESETS:
+            return cls("preset", preset=key)
+        if key in _NO_AI:
+            return cls("none")
+        raise OutflankError(
+            f"unknown AI {text!r}: expected a level 1..{MAX_LEVEL}, "
+            f"one of {', '.join(PRESETS)}, or none"
+        )
+
+    @property
+    def enabled(self) -> bool:
+        """False when both sides are played by people."""
+        return self.kind != "none"
+
+    @property
+    def label(self) -> str:
+        """A short description for the window: ``"level 7"``, ``"greedy (seed 000)"``."""
+        if self.kind == "level":
+            return f"level {self.level}"
+        if self.kind == "preset":
+            return PRESETS[self.preset]
+        return "no AI"
+
+    def __str__(self) -> str:
+        if self.kind == "level":
+            return str(self.level)
+        return self.preset if self.kind == "preset" else "none"
+
+    def step(self, delta: int) -> AISpec:
+        """The neighbour on :data:`LADDER` (``L`` / ``Shift+L``), clamped at the ends."""
+        if not self.enabled:
+            return self
+        try:
+            index = LADDER.index(self)
+        except ValueError:  # "default" is not on the ladder: step from level 1
+            index = LADDER.index(AISpec("level", level=1))
+        return LADDER[max(0, min(len(LADDER) - 1, index + delta))]
+
+
+#: What ``L`` walks up: the seeds' AIs (weakest first), then engine levels 1-20.
+LADDER: list[AISpec] = [
+    AISpec("preset", preset=name)
+    for name in ("greedy", "minimax4", "heuristic", "regions", "weights")
+] + [AISpec("level", level=n) for n in range(1, MAX_LEVEL + 1)]
+
+
+class EngineLike(Protocol):
+    """What the GUI needs of :class:`outflank.engine.Engine`."""
+
+    def search(
+        self, board: Board, depth: Any = None, time: Any = None, on_info: Any = None
+    ) -> Any: ...
+    def analyze(self, board: Board, depth: Any = None, time: Any = None) -> list[Any]: ...
+    def choose_move(self, board: Board) -> Move: ...
+    def stop(self) -> None: ...
+
+
+def make_engine(spec: AISpec) -> EngineLike:
+    """The :class:`outflank.engine.Engine` an AI choice names (also used for hints:
+    ``AISpec("level", level=n)``)."""
+    try:
+        from outflank.engine import Engine
+    except ImportError as exc:  # pragma: no cover - only before the engine exists
+        raise OutflankError(f"the search engine is not available: {exc}") from None
+    if spec.kind == "level":
+        return Engine.level(spec.level)
+    if spec.kind == "preset":
+        return Engine.preset(spec.preset)
+    raise OutflankError("no AI chosen: there is no engine to make")
+
+
+@dataclass(frozen=True, slots=True)
+class JobResult:
+    """The outcome of one background job: its value, or the exception it raised."""
+
+    job: int
+    kind: str
+    value: Any = None
+    error: BaseException | None = None
+
+
+class Worker:
+    """Runs one search at a time in a daemon thread; the main loop polls it.
+
+    ``submit`` starts a job, ``poll`` returns a finished job's result (or
+    ``None``), ``cancel`` asks the running search to stop and drops its
+    result, ``wait`` blocks until the current job has finished (for tests and
+    shutdown).
+    """
+
+    def __init__(self) -> None:
+        self._results: queue.Queue[JobResult] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._stop: Callable[[], None] | None = None
+        self._job = 0
+        self._current = 0  # job whose result is wanted; 0 = none
+        self._kind = ""
+
+    @property
+    def busy(self) -> bool:
+        """True while a job whose result is still wanted is running or unread."""
+        return self._current != 0
+
+    @property
+    def kind(self) -> str:
+        """The kind of the wanted job (``"move"``, ``"hint"``), or ``""``."""
+        return self._kind if self.busy else ""
+
+    def submit(
+        self, kind: str, fn: Callable[[], Any], stop: Callable[[], None] | None = None
+    ) -> int:
+        """Start ``fn()`` in a new thread (after any cancelled job has ended)."""
+        if self.busy:
+            raise RuntimeError(f"the worker is busy with a {self._kind} job")
+        self._join(5.0)
+        self._job += 1
+        job = self._job
+        self._current, self._kind, self._stop = job, kind, stop
+
+        def target() -> None:
+            try:
+                result = JobResult(job, kind, value=fn())
+            except BaseException as exc:  # handed to the main thread
+                result = JobResult(job, kind, error=exc)
+            self._results.put(result)
+
+        self._thread = threading.Thread(target=target, name=f"outflank-gui-{kind}", daemon=True)
+        self._thread.start()
+        return job
+
+    def poll(self) -> JobResult | None:
+        """The wanted job's result once it is ready, else ``None``."""
+        while True:
+            try:
+                result = self._results.get_nowait()
+            except queue.Empty:
+                return None
+            if result.job == self._current:
+                self._current, self._kind, self._stop = 0, "", None
+                return result
+            # a cancelled job's late answer: drop it
+
+    def cancel(self) -> None:
+        """Ask the running job to stop and forget its result."""
+        if self._current and self._stop is not None:
+            with contextlib.suppress(Exception):  # best effort: the result is dropped anyway
+                self._stop()
+        self._current, self._kind, self._stop = 0, "", None
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the running job ends; True if no job is running now."""
+        return self._join(timeout)
+
+    def _join(self, timeout: float | None) -> bool:
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+            if thread.is_alive():
+                return False
+        return True
+
+
+def best_move_of(result: Any) -> Move:
+    """The move of an engine :class:`SearchResult` (kept tolerant of a bare Move)."""
+    return result if isinstance(result, Move) else result.best_move

@@ -1,0 +1,643 @@
+"""The NBoard engine protocol (Chris Welty's NBoard GUI), both sides.
+
+Server side, :class:`NBoardServer` (``outflank nboard``): outflank is an
+engine reading commands on stdin and answering on stdout, one line each:
+
+==========================  ==================================================
+GUI -> engine               engine -> GUI
+==========================  ==================================================
+``nboard 2``                ``set myname outflank``
+``set depth N``             ``set myname outflankN``
+``set game (;GM[...];)``    (nothing: the position is the game's last one)
+``set contempt N``          (nothing; stored)
+``move f5[/eval/time]``     (nothing: the move is played; ``PA`` passes)
+``hint N``                  ``status ...``, ``search <pv> <eval> 0 <depth>``
+                            per finished depth, then one ``search`` line per
+                            move for the best N moves, ``status ...``
+``go``                      ``status ...``, ``search`` lines,
+                            ``=== <move>/<eval>/<time>``, ``status ...``
+``ping N``                  stops a running search (its result is dropped:
+                            the position is about to change), then ``pong N``
+``learn``                   ``learned``
+``quit``                    (the engine exits)
+==========================  ==================================================
+
+Evals are in discs from the side to move's view. Unknown or malformed lines
+are answered with ``status error: ...`` (NBoard shows it in its status bar)
+and the engine keeps running.
+
+Client side, :class:`NBoardClient`: start any NBoard engine (Edax, NTest,
+``outflank nboard``) as a subprocess and ask it for moves and hints, with
+timeouts; a dead, silent or garbled engine raises :class:`PlayerError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from outflank.board import PASS, Board, Move
+from outflank.errors import InvalidBoardError, OutflankError
+from outflank.ggf import GameRecord, parse_ggf
+from outflank.players import BasePlayer, PlayerError
+
+__all__ = [
+    "EngineAnswer",
+    "HintLine",
+    "NBoardClient",
+    "NBoardServer",
+    "format_move",
+    "parse_engine_move",
+]
+
+ENGINE_NAME = "outflank"
+
+
+def format_move(move: Move) -> str:
+    """A move as NBoard writes it: ``F5`` or ``PA``."""
+    return "PA" if move.is_pass else str(move).upper()
+
+
+def _num(value: float) -> str:
+    return f"{value:.2f}"
+
+
+# ============================================================== server side
+@dataclass
+class _Analysis:
+    move: Move
+    eval: float | None
+    depth: int
+    pv: list[Move]
+    exact: bool = False
+    nodes: int = 0
+
+
+InfoSink = Callable[[_Analysis], None]
+
+
+class _Analyst:
+    """What the server needs from a searcher: a best move and move hints."""
+
+    name = ENGINE_NAME
+
+    def best(self, board: Board, depth: int | None, on_info: InfoSink) -> _Analysis:
+        raise NotImplementedError
+
+    def hints(self, board: Board, n: int, depth: int | None, on_info: InfoSink) -> list[_Analysis]:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        """Ask a running search to return soon (from another thread)."""
+
+
+class _EngineAnalyst(_Analyst):
+    """The native engine: iterative deepening with streamed info lines."""
+
+    def __init__(self, level: int | None = None, **params: Any) -> None:
+        from outflank.engine import Engine
+
+        self.engine = Engine.level(level) if level is not None else Engine(**params)
+        self.level = level
+
+    def _limits(self, depth: int | None) -> dict[str, Any]:
+        return {"depth": depth} if depth is not None else {}
+
+    def best(self, board: Board, depth: int | None, on_info: InfoSink) -> _Analysis:
+        def info(i: Any) -> None:
+            pv = list(i.pv)
+            if pv:
+                on_info(_Analysis(pv[0], float(i.score), int(i.depth), pv, nodes=int(i.nodes)))
+
+        res = self.engine.search(board.copy(), on_info=info, **self._limits(depth))
+        return _Analysis(
+            res.best_move, float(res.score), int(res.depth), list(res.pv), bool(res.exact)
+        )
+
+    def hints(self, board: Board, n: int, depth: int | None, on_info: InfoSink) -> list[_Analysis]:
+        best = self.best(board, depth, on_info)
+        if n <= 1 or best.move.is_pass:
+            return [best]
+        scores = self.engine.analyze(board.copy(), **self._limits(depth))
+        out = [best]
+        for ms in scores:
+            if ms.move != best.move and len(out) < n:
+                out.append(_Analysis(ms.move, float(ms.score), best.depth, [ms.move], ms.exact))
+        return out
+
+    def stop(self) -> None:
+        self.engine.stop()
+
+
+class _PlayerAnalyst(_Analyst):
+    """Any outflank player (greedy, random, classic...) behind the protocol."""
+
+    def __init__(self, player: BasePlayer) -> None:
+        self.player = player
+        self.name = player.name.replace(" ", "_")
+
+    def best(self, board: Board, depth: int | None, on_info: InfoSink) -> _Analysis:
+        move = self.player.choose_move(board.copy())
+        return _Analysis(move, self.player.last_eval, 1, [move])
+
+    def hints(self, board: Board, n: int, depth: int | None, on_info: InfoSink) -> list[_Analysis]:
+        return [self.best(board, depth, on_info)]  # a plain player knows one move
+
+
+class NBoardServer:
+    """An NBoard engine: reads protocol lines, answers on ``output``.
+
+    ``player`` (a spec such as ``"greedy"``) serves any outflank player
+    instead of the engine; ``level`` picks an engine level when the GUI
+    has not sent ``set depth``.
+    """
+
+    def __init__(
+        self,
+        input: TextIO | None = None,
+        output: TextIO | None = None,
+        *,
+        player: str | None = None,
+        level: int | None = None,
+    ) -> None:
+        self.input = input if input is not None else sys.stdin
+        self.output = output if output is not None else sys.stdout
+        self.board = Board()
+        self.record = GameRecord.from_board(self.board)
+        self.depth: int | None = None
+        self.contempt = 0.0
+        self._player_spec = player
+        self._level = level
+        self._analyst: _Analyst | None = None
+        self._lock = threading.Lock()
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._pending: list[str | None] = []
+        self._running = True
+
+    # ------------------------------------------------------------ output
+    def send(self, line: str) -> None:
+        """Write one line and flush (NBoard reads through a pipe)."""
+        with self._lock:
+            self.output.write(line + "\n")
+            self.output.flush()
+
+    def error(self, message: str) -> None:
+        """Answer a bad line without dying."""
+        self.send(f"status error: {message}")
+
+    @property
+    def name(self) -> str:
+        base = self._analyst.name if self._analyst is not None else self._default_name()
+        return f"{base}{self.depth}" if self.depth is not None else base
+
+    def _default_name(self) -> str:
+        return self._player_spec.replace(" ", "_") if self._player_spec else ENGINE_NAME
+
+    def analyst(self) -> _Analyst:
+        if self._analyst is None:
+            if self._player_spec:
+                from outflank.players import make_player
+
+                self._analyst = _PlayerAnalyst(make_player(self._player_spec))
+            else:
+                self._analyst = _EngineAnalyst(level=self._level if self.depth is None else None)
+        return self._analyst
+
+    # ------------------------------------------------------------ loop
+    def _read(self) -> None:
+        for line in self.input:
+            self._lines.put(line.rstrip("\r\n"))
+        self._lines.put(None)
+
+    def serve(self) -> int:
+        """Answer commands until ``quit`` or the end of input; returns 0."""
+        reader = threading.Thread(target=self._read, daemon=True)
+        reader.start()
+        while self._running:
+            if self._pending:
+                line: str | None = self._pending.pop(0)
+            else:
+                line = self._lines.get()
+            if line is None:
+                break
+            self.handle(line)
+        return 0
+
+    def handle(self, line: str) -> None:
+        """Process one command line (never raises for bad input)."""
+        words = line.split()
+        if not words:
+            return
+        command, args = words[0].lower(), words[1:]
+        try:
+            handler = getattr(self, f"_cmd_{command}", None)
+            if handler is not None:
+                handler(line, args)
+            elif re.fullmatch(r"[a-hA-H][1-8]|PA|pa", words[0]) and len(words) == 1:
+                self._cmd_move(line, words)  # NBoard 1.1 sends bare moves
+            else:
+                self.error(f"unknown command {words[0]!r}")
+        except OutflankError as exc:
+            self.error(str(exc))
+        except Exception as exc:  # a bug must not kill the GUI's engine
+            self.error(f"internal error on {command!r}: {type(exc).__name__}: {exc}")
+
+    # ------------------------------------------------------------ commands
+    def _cmd_nboard(self, line: str, args: list[str]) -> None:
+        if len(args) != 1 or not args[0].isdigit():
+            raise OutflankError("usage: nboard <version>")
+        if int(args[0]) not in (1, 2):
+            raise OutflankError(f"unsupported nboard protocol version {args[0]} (1 and 2 are)")
+        self.send(f"set myname {self.name}")
+
+    def _cmd_set(self, line: str, args: list[str]) -> None:
+        if not args:
+            raise OutflankError("usage: set depth N | set game GGF | set contempt N")
+        what = args[0].lower()
+        if what == "depth":
+            if len(args) != 2 or not args[1].lstrip("-").isdigit():
+                raise OutflankError("usage: set depth N")
+            depth = int(args[1])
+            if not 1 <= depth <= 60:
+                raise OutflankError(f"depth must be in 1..60, not {depth}")
+            self.depth = depth
+            self.send(f"set myname {self.name}")
+        elif what == "game":
+            text = line.split("game", 1)[1].strip()
+            try:
+                record = parse_ggf(text)
+                board = record.board()
+            except InvalidBoardError as exc:
+                raise OutflankError(f"cannot read game: {exc}") from None
+            self.record, self.board = record, board
+        elif what == "contempt":
+            try:
+                self.contempt = float(args[1])
+            except (IndexError, ValueError):
+                raise OutflankError("usage: set contempt N") from None
+        elif what == "myname":
+            pass  # an echo of our own name: nothing to do
+        else:
+            raise OutflankError(f"unknown option {args[0]!r} (depth, game, contempt)")
+
+    def _cmd_move(self, line: str, args: list[str]) -> None:
+        if len(args) != 1:
+            raise OutflankError("usage: move <move>[/eval/time]")
+        text = args[0].split("/", 1)[0]
+        try:
+            move = Move.from_str(text)
+        except OutflankError:
+            raise OutflankError(f"cannot read move {args[0]!r}") from None
+        if not move.is_pass and self.board.must_pass():
+            self.board.push(PASS)
+        self.board.push(move)
+
+    def _cmd_ping(self, line: str, args: list[str]) -> None:
+        self.send(f"pong {args[0] if args else ''}".rstrip())
+
+    def _cmd_learn(self, line: str, args: list[str]) -> None:
+        self.send("learned")
+
+    def _cmd_quit(self, line: str, args: list[str]) -> None:
+        self._running = False
+
+    def _cmd_analyze(self, line: str, args: list[str]) -> None:
+        raise OutflankError("analyze is not supported; use hint")
+
+    def _cmd_hint(self, line: str, args: list[str]) -> None:
+        try:
+            n = int(args[0]) if args else 1
+        except ValueError:
+            raise OutflankError(f"usage: hint N (not {args[0]!r})") from None
+        if n < 1:
+            raise OutflankError("hint needs at least 1 move")
+        self._require_moves()
+        self._search(lambda analyst, info: analyst.hints(self.board, n, self.depth, info), go=False)
+
+    def _cmd_go(self, line: str, args: list[str]) -> None:
+        self._require_moves()
+        self._search(lambda analyst, info: [analyst.best(self.board, self.depth, info)], go=True)
+
+    # ------------------------------------------------------------ search
+    def _require_moves(self) -> None:
+        if self.board.is_game_over():
+            raise OutflankError("the game is over: no move to search")
+
+    def _search_line(self, a: _Analysis) -> str:
+        pv = "-".join(format_move(m) for m in (a.pv or [a.move]))
+        value = _num(a.eval) if a.eval is not None else "0"
+        depth = "100%" if a.exact else str(a.depth)
+        return f"search {pv} {value} 0 {depth}"
+
+    def _search(
+        self,
+        job: Callable[[_Analyst, Callable[[_Analysis], None]], list[_Analysis]],
+        *,
+        go: bool,
+    ) -> None:
+        analyst = self.analyst()
+        self.send(f"status {self.name} is thinking")
+        start = time.perf_counter()
+        interrupted = threading.Event()
+        out: list[Any] = []
+
+        def info(a: _Analysis) -> None:
+            if not interrupted.is_set():
+                self.send(self._search_line(a))
+                self.send(f"nodestats {a.nodes} {time.perf_counter() - start:.2f}")
+
+        def work() -> None:
+            try:
+                out.append(job(analyst, info))
+            except BaseException as exc:
+                out.append(exc)
+
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        while worker.is_alive():
+            try:
+                line = self._lines.get(timeout=0.02)
+            except queue.Empty:
+                continue
+            self._pending.append(line)  # handled once the search is over
+            if line is not None and line.split()[:1] == ["ping"]:
+                interrupted.set()  # the position is about to change: stop
+                analyst.stop()
+                break
+        worker.join()
+        result = out[0] if out else OutflankError("search gave no result")
+        if isinstance(result, BaseException):
+            if isinstance(result, OutflankError | ValueError):
+                raise OutflankError(str(result))
+            raise result
+        if not interrupted.is_set():
+            elapsed = time.perf_counter() - start
+            if go:
+                best = result[0]
+                text = f"=== {format_move(best.move)}"
+                if best.eval is not None:
+                    text += f"/{_num(best.eval)}/{elapsed:.1f}"
+                self.send(text)
+            else:
+                for a in result:
+                    self.send(self._search_line(a))
+        self.send(f"status {self.name} is waiting")
+
+
+# ============================================================== client side
+@dataclass(frozen=True)
+class EngineAnswer:
+    """An engine's ``=== move/eval/time`` answer."""
+
+    move: Move
+    eval: float | None = None
+    time: float | None = None
+
+
+@dataclass(frozen=True)
+class HintLine:
+    """One ``search``/``book`` line of an engine's hints."""
+
+    kind: str
+    pv: list[Move]
+    eval: float
+    depth: str
+
+    @property
+    def move(self) -> Move:
+        return self.pv[0]
+
+
+def _parse_pv(text: str) -> list[Move]:
+    squares = re.findall(r"[a-hA-H][1-8]|PA|pa|Pa", text)
+    if not squares or "".join(squares).lower() != re.sub(r"[-\s]", "", text).lower():
+        raise ValueError(f"bad pv {text!r}")
+    return [Move.from_str(s) for s in squares]
+
+
+def _parse_eval(text: str) -> float:
+    # an eval may be an ordered pair "(a,b)": take the first value
+    return float(text.strip("()").split(",")[0])
+
+
+def parse_engine_move(line: str) -> EngineAnswer:
+    """Parse ``=== f5/1.5/0.3`` (NBoard) or ``=== f5 1.50 0.3`` (Edax style)."""
+    body = line.strip()
+    if not body.startswith("==="):
+        raise ValueError(f"not a move answer: {line!r}")
+    rest = body[3:].strip()
+    parts = rest.split("/") if "/" in rest else rest.split()
+    if not parts or not parts[0].strip() or len(parts) > 3:
+        raise ValueError(f"malformed move answer: {line!r}")
+    numbers: list[float | None] = []
+    try:
+        move = Move.from_str(parts[0])
+        for part in parts[1:]:
+            numbers.append(_parse_eval(part) if part.strip() else None)
+    except (OutflankError, ValueError):
+        raise ValueError(f"malformed move answer: {line!r}") from None
+    numbers += [None] * (2 - len(numbers))
+    return EngineAnswer(move, numbers[0], numbers[1])
+
+
+class NBoardClient:
+    """Drive an NBoard engine subprocess (Edax ``-nboard``, NTest,
+    ``outflank nboard``...). Every wait has a timeout; a process that dies,
+    hangs or answers garbage raises :class:`PlayerError` and is killed."""
+
+    MAX_NOISE = 10_000  # unrecognised lines tolerated per request
+
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        depth: int | None = None,
+        start_timeout: float = 10.0,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.argv = argv
+        self.label = " ".join([os.path.basename(argv[0]), *argv[1:]])[:60]
+        self.depth = depth if depth is not None else 10
+        self.engine_name: str | None = None
+        self.log: list[str] = []  # everything the engine said (for forfeit reports)
+        self._ping = 0
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                bufsize=1,
+                errors="replace",
+                env=env,
+            )
+        except OSError as exc:
+            raise PlayerError(f"cannot start engine {' '.join(argv)!r}: {exc}") from None
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.send("nboard 2")
+        self.send(f"set depth {self.depth}")
+        self.sync(start_timeout)
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        try:
+            for line in self.proc.stdout:
+                self._lines.put(line.rstrip("\r\n"))
+        except (OSError, ValueError):
+            pass
+        self._lines.put(None)
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def send(self, line: str) -> None:
+        """Send one command line."""
+        if self.proc.stdin is None or not self.alive:
+            raise PlayerError(f"engine {self.label} is not running")
+        try:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            raise PlayerError(f"engine {self.label} closed its input") from None
+
+    def _next(self, deadline: float) -> str:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            self.kill()
+            raise PlayerError(f"engine {self.label} timed out")
+        try:
+            line = self._lines.get(timeout=remaining)
+        except queue.Empty:
+            self.kill()
+            raise PlayerError(f"engine {self.label} timed out") from None
+        if line is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=1.0)
+            raise PlayerError(f"engine {self.label} died (exit code {self.proc.poll()})")
+        self.log.append(line)
+        del self.log[:-200]
+        if line.startswith("set myname "):
+            self.engine_name = line[len("set myname ") :].strip() or self.engine_name
+        return line
+
+    def sync(self, timeout: float = 10.0) -> list[str]:
+        """Send ``ping N`` and return every line before ``pong N``."""
+        self._ping += 1
+        token = str(self._ping)
+        self.send(f"ping {token}")
+        deadline = time.monotonic() + timeout
+        seen: list[str] = []
+        while True:
+            line = self._next(deadline)
+            if line.split() == ["pong", token]:
+                return seen
+            seen.append(line)
+            if len(seen) > self.MAX_NOISE:
+                self.kill()
+                raise PlayerError(f"engine {self.label} floods output without answering")
+
+    def set_position(self, board: Board) -> None:
+        """Send the game leading to ``board`` (``set game`` with its GGF)."""
+        record = GameRecord.from_board(board, black="black", white="white", place="outflank")
+        self.send(f"set game {record.to_ggf()}")
+
+    def go(self, board: Board, timeout: float = 30.0) -> EngineAnswer:
+        """The engine's move in ``board``."""
+        self.set_position(board)
+        self.send("go")
+        deadline = time.monotonic() + timeout
+        noise = 0
+        while True:
+            line = self._next(deadline)
+            if line.startswith("==="):
+                try:
+                    return parse_engine_move(line)
+                except ValueError as exc:
+                    raise PlayerError(f"engine {self.label}: {exc}") from None
+            if not line.split() or line.split()[0] not in (
+                "status",
+                "search",
+                "book",
+                "nodestats",
+                "set",
+                "pong",
+                "learned",
+            ):
+                noise += 1
+                if noise > self.MAX_NOISE:
+                    self.kill()
+                    raise PlayerError(f"engine {self.label} answers garbage")
+
+    def hint(self, board: Board, n: int = 1, timeout: float = 30.0) -> list[HintLine]:
+        """The engine's ``search``/``book`` lines for ``hint n`` (latest per move),
+        best first.
+
+        Engines bracket a hint with status lines (``status ... thinking`` ...
+        ``status ... waiting``, or NTest's bare ``status``); the hint is over
+        at the closing one. A ``ping`` would stop the analysis, so it is sent
+        only afterwards, to be sure nothing of the hint is still on its way.
+        """
+        self.sync(timeout)  # let earlier answers (a go's closing status) go by
+        self.set_position(board)
+        self.send(f"hint {n}")
+        deadline = time.monotonic() + timeout
+        lines: list[str] = []
+        statuses = 0
+        while True:
+            line = self._next(deadline)
+            lines.append(line)
+            words = line.split()
+            if words[:1] == ["status"]:
+                statuses += 1
+                text = " ".join(words[1:]).lower()
+                if statuses >= 2 or not text or "waiting" in text or "error" in text:
+                    break
+            if len(lines) > self.MAX_NOISE:
+                self.kill()
+                raise PlayerError(f"engine {self.label} floods output without finishing a hint")
+        lines += self.sync(max(1.0, deadline - time.monotonic()))
+        hints: dict[Move, HintLine] = {}
+        for line in lines:
+            words = line.split()
+            if len(words) >= 5 and words[0] in ("search", "book"):
+                try:
+                    pv = _parse_pv(words[1])
+                    hint = HintLine(words[0], pv, _parse_eval(words[2]), words[4])
+                except (ValueError, OutflankError):
+                    continue
+                hints[hint.move] = hint
+        return sorted(hints.values(), key=lambda h: -h.eval)
+
+    def kill(self) -> None:
+        """Stop the process at once."""
+        if self.alive:
+            self.proc.kill()
+        with contextlib.suppress(Exception):
+            self.proc.wait(timeout=5)
+
+    def close(self) -> None:
+        """Ask the engine to quit; kill it if it does not within a second."""
+        if self.alive:
+            with contextlib.suppress(PlayerError):
+                self.send("quit")
+            try:
+                self.proc.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(Exception):
+                if stream is not None:
+                    stream.close()

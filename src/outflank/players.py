@@ -1,0 +1,458 @@
+"""Players: one interface for people, simple AIs, the engine and external programs.
+
+Every player has a ``name``, ``choose_move(board) -> Move`` and ``close()``.
+After a move, ``last_eval`` (side-to-move view, discs; ``None`` if unknown)
+and ``last_time`` (seconds) describe it, for game records.
+
+Build players from short specs with :func:`make_player`::
+
+    human                     a person at the keyboard (terminal)
+    random | random:SEED      uniform random legal moves
+    greedy                    seed 000's one-ply "fish" heuristic, pure Python
+    minimax4 | heuristic | regions | weights | default
+                              the engine's presets of the seeds' AIs
+    level:N                   the engine at level N (1..20)
+    engine:depth=6,evaluator=weights,time=0.5
+                              the engine with explicit limits and evaluator
+    classic:alphabeta:3 | classic:minimax:2
+                              the readable pure-Python teaching search
+    nboard:<command line>     any NBoard-protocol engine run as a subprocess
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shlex
+import time
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+from outflank.board import BLACK, Board, Color, Move
+from outflank.errors import OutflankError
+
+__all__ = [
+    "ENGINE_PRESETS",
+    "ClassicPlayer",
+    "EnginePlayer",
+    "ExternalPlayer",
+    "GreedyPlayer",
+    "HumanPlayer",
+    "Player",
+    "PlayerError",
+    "RandomPlayer",
+    "fish_score",
+    "make_player",
+    "player_specs_help",
+]
+
+ENGINE_PRESETS = ("minimax4", "heuristic", "regions", "weights", "default")
+
+
+class PlayerError(OutflankError):
+    """A player could not produce a move (a dead or misbehaving engine...)."""
+
+
+@runtime_checkable
+class Player(Protocol):
+    """What the UIs and the tournament need from a player."""
+
+    name: str
+    last_eval: float | None
+    last_time: float | None
+
+    def choose_move(self, board: Board) -> Move:
+        """The move to play in ``board`` (which is not modified)."""
+        ...
+
+    def close(self) -> None:
+        """Release resources (subprocesses, engines)."""
+        ...
+
+
+class BasePlayer:
+    """Shared plumbing: name, last move info, context manager, no-op close."""
+
+    is_human = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.last_eval: float | None = None
+        self.last_time: float | None = None
+
+    def choose_move(self, board: Board) -> Move:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Nothing to release by default."""
+
+    def __enter__(self) -> BasePlayer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+def _require_moves(board: Board) -> list[Move]:
+    moves = board.legal_moves
+    if not moves:
+        raise OutflankError("the game is over: there is no move to choose")
+    return moves
+
+
+class HumanPlayer(BasePlayer):
+    """A person typing moves (``d3``, ``pass``) at a prompt.
+
+    UIs with their own input (web, desktop) handle people themselves; this
+    player serves simple loops. ``ask`` is called with a prompt and returns
+    the typed line; ``tell`` shows a message.
+    """
+
+    is_human = True
+
+    def __init__(
+        self,
+        name: str = "human",
+        ask: Callable[[str], str] = input,
+        tell: Callable[[str], None] = print,
+    ) -> None:
+        super().__init__(name)
+        self._ask = ask
+        self._tell = tell
+
+    def choose_move(self, board: Board) -> Move:
+        moves = _require_moves(board)
+        while True:
+            text = self._ask(f"{board.turn.name.lower()} to move: ")
+            try:
+                move = Move.from_str(text)
+            except OutflankError as exc:
+                self._tell(str(exc))
+                continue
+            if move in moves:
+                return move
+            self._tell(f"illegal move {text.strip()!r}; legal: {' '.join(map(str, moves))}")
+
+
+class RandomPlayer(BasePlayer):
+    """Uniformly random legal moves; reproducible with a seed."""
+
+    def __init__(self, seed: int | None = None, name: str | None = None) -> None:
+        super().__init__(name or ("random" if seed is None else f"random:{seed}"))
+        self._rng = random.Random(seed)
+
+    def choose_move(self, board: Board) -> Move:
+        start = time.perf_counter()
+        move = self._rng.choice(_require_moves(board))
+        self.last_eval, self.last_time = None, time.perf_counter() - start
+        return move
+
+
+# seed 000 ("fish" heuristic of John Fish's Othello, as the seed wrote it):
+# corners 25, edges 3, other squares 1; the three squares next to a corner
+# count 3 if the mover owns "its" corner, else -5. The seed pairs the a8 and
+# h1 regions with the opposite corners; this keeps the seed's pairing.
+_CORNER, _EDGE, _ADJACENT = 25, 3, 5
+
+
+def _fish_tables() -> tuple[list[int], list[int | None]]:
+    base = [1] * 64
+    guard: list[int | None] = [None] * 64  # the corner deciding an adjacent square
+
+    def sq(x: int, y: int) -> int:  # seed coordinates: x column, y row
+        return y * 8 + x
+
+    regions = {
+        sq(0, 0): [(0, 1), (1, 0), (1, 1)],
+        sq(7, 0): [(0, 6), (1, 6), (1, 7)],  # the seed checks board[7][0] here
+        sq(0, 7): [(7, 1), (6, 0), (6, 1)],  # and board[0][7] here
+        sq(7, 7): [(7, 6), (6, 6), (6, 7)],
+    }
+    for corner, squares in regions.items():
+        for x, y in squares:
+            guard[sq(x, y)] = corner
+    for x in range(8):
+        for y in range(8):
+            s = sq(x, y)
+            if guard[s] is not None:
+                continue
+            if (x in (0, 7) and 1 < y < 6) or (y in (0, 7) and 1 < x < 6):
+                base[s] = _EDGE
+            elif x in (0, 7) and y in (0, 7):
+                base[s] = _CORNER
+    return base, guard
+
+
+_FISH_BASE, _FISH_GUARD = _fish_tables()
+
+
+def fish_score(board: Board, color: Color) -> int:
+    """Seed 000's ``getScoreOfBoard2``: the heuristic value for ``color``."""
+    mine = board.black if color is BLACK else board.white
+    theirs = board.white if color is BLACK else board.black
+    score = 0
+    for s in range(64):
+        bit = 1 << s
+        if not (mine | theirs) & bit:
+            continue
+        corner = _FISH_GUARD[s]
+        add = _FISH_BASE[s]
+        if corner is not None:  # next to a corner: good only if the mover owns it
+            add = _EDGE if mine >> corner & 1 else -_ADJACENT
+        score += add if mine & bit else -add
+    return score
+
+
+class GreedyPlayer(BasePlayer):
+    """Seed 000's computer player: the move whose result scores best with
+    the fish heuristic, one ply deep (the first such move in the seed's
+    column-by-column order on ties)."""
+
+    def __init__(self, name: str = "greedy") -> None:
+        super().__init__(name)
+
+    def choose_move(self, board: Board) -> Move:
+        start = time.perf_counter()
+        moves = _require_moves(board)
+        if moves[0].is_pass:
+            self.last_eval, self.last_time = None, time.perf_counter() - start
+            return moves[0]
+        color = board.turn
+        best: Move | None = None
+        best_score = 0
+        for move in sorted(moves, key=lambda m: (m.col, m.row)):
+            board.push(move)
+            score = fish_score(board, color)
+            board.pop()
+            if best is None or score > best_score:
+                best, best_score = move, score
+        assert best is not None
+        self.last_eval, self.last_time = float(best_score), time.perf_counter() - start
+        return best
+
+
+class ClassicPlayer(BasePlayer):
+    """The teaching search of :mod:`outflank.classic` at a fixed depth."""
+
+    def __init__(self, algorithm: str = "alphabeta", depth: int = 3) -> None:
+        if algorithm not in ("alphabeta", "minimax"):
+            raise OutflankError(
+                f"classic algorithm must be alphabeta or minimax, not {algorithm!r}"
+            )
+        if not 1 <= depth <= 8:
+            raise OutflankError(f"classic depth must be in 1..8, not {depth}")
+        super().__init__(f"classic:{algorithm}:{depth}")
+        try:
+            import outflank.classic as classic
+        except ImportError:
+            raise OutflankError("the teaching search (outflank.classic) is not available") from None
+
+        self._search = getattr(classic, algorithm)
+        self.depth = depth
+
+    def choose_move(self, board: Board) -> Move:
+        start = time.perf_counter()
+        moves = _require_moves(board)
+        if len(moves) == 1:
+            self.last_eval, self.last_time = None, time.perf_counter() - start
+            return moves[0]
+        trace = self._search(board.copy(), self.depth)
+        move = trace.best_move
+        if isinstance(move, str):
+            move = Move.from_str(move)
+        self.last_eval = float(trace.value) if trace.value is not None else None
+        self.last_time = time.perf_counter() - start
+        return move
+
+
+class EnginePlayer(BasePlayer):
+    """The native engine: a level, a preset of the seeds' AIs, or explicit
+    depth/time limits with a named evaluator and its parameters."""
+
+    def __init__(
+        self,
+        *,
+        level: int | None = None,
+        preset: str | None = None,
+        depth: int | None = None,
+        time: float | None = None,
+        evaluator: str = "default",
+        name: str | None = None,
+        seed: int | None = None,
+        **params: Any,
+    ) -> None:
+        try:
+            from outflank.engine import Engine
+        except ImportError:
+            raise OutflankError("the native engine (outflank.engine) is not available") from None
+        if level is not None:
+            if not 1 <= level <= 20:
+                raise OutflankError(f"engine level must be in 1..20, not {level}")
+            self.engine = Engine.level(level)
+            label = f"level:{level}"
+        elif preset is not None:
+            self.engine = Engine.preset(preset)
+            label = preset
+        else:
+            self.engine = Engine(evaluator=evaluator, **params)
+            extra = "".join(f",{k}={v}" for k, v in params.items())
+            label = f"engine:evaluator={evaluator}{extra}"
+        if depth is not None and not 1 <= depth <= 60:
+            raise OutflankError(f"engine depth must be in 1..60, not {depth}")
+        if time is not None and not time > 0:
+            raise OutflankError(f"engine time must be positive, not {time}")
+        self.depth = depth
+        self.time = time
+        self._rng = random.Random(seed)
+        if depth is not None:
+            label += f",depth={depth}"
+        if time is not None:
+            label += f",time={time}"
+        super().__init__(name or label)
+
+    def choose_move(self, board: Board) -> Move:
+        start = time.perf_counter()
+        moves = _require_moves(board)
+        if moves[0].is_pass:
+            self.last_eval, self.last_time = None, time.perf_counter() - start
+            return moves[0]
+        chance = getattr(self.engine, "random", 0.0)
+        if chance and self.depth is None and self.time is None and self._rng.random() < chance:
+            # the weak levels' random moves, as Engine.choose_move plays them
+            self.last_eval, self.last_time = None, time.perf_counter() - start
+            return self._rng.choice(moves)
+        result = self.engine.search(board.copy(), depth=self.depth, time=self.time)
+        self.last_eval = float(result.score)
+        self.last_time = time.perf_counter() - start
+        return result.best_move
+
+    def close(self) -> None:
+        close = getattr(self.engine, "close", None)
+        if callable(close):
+            close()
+
+
+class ExternalPlayer(BasePlayer):
+    """Any NBoard-protocol engine started as a subprocess (Edax, NTest,
+    ``outflank nboard``...). A dead, silent, garbled or illegal answer raises
+    :class:`PlayerError`; the game runner forfeits the game."""
+
+    def __init__(
+        self,
+        command: str | list[str],
+        *,
+        name: str | None = None,
+        depth: int | None = None,
+        timeout: float = 30.0,
+        start_timeout: float = 10.0,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        from outflank.nboard import NBoardClient
+
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not argv:
+            raise OutflankError("nboard: empty engine command")
+        self.client = NBoardClient(argv, depth=depth, start_timeout=start_timeout, env=env)
+        super().__init__(name or self.client.engine_name or argv[0])
+        self.timeout = timeout
+
+    def choose_move(self, board: Board) -> Move:
+        start = time.perf_counter()
+        moves = _require_moves(board)
+        answer = self.client.go(board, timeout=self.timeout)
+        self.last_eval = answer.eval
+        self.last_time = answer.time if answer.time is not None else time.perf_counter() - start
+        if answer.move not in moves:
+            raise PlayerError(
+                f"{self.name} played an illegal move {answer.move}"
+                f" (legal: {' '.join(map(str, moves))})"
+            )
+        return answer.move
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _engine_params(text: str) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise OutflankError(f"engine option {item!r}: expected key=value")
+        key, value = key.strip(), value.strip()
+        number: Any = value
+        for convert in (int, float):
+            try:
+                number = convert(value)
+                break
+            except ValueError:
+                continue
+        params[key] = number
+    return params
+
+
+def _external_options(text: str) -> tuple[dict[str, Any], list[str]]:
+    """Split ``depth=6 timeout=5 edax -q`` into options and the command."""
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise OutflankError(f"nboard command {text!r}: {exc}") from None
+    options: dict[str, Any] = {}
+    while words and re.fullmatch(r"(depth|timeout|name)=\S*", words[0]):
+        key, _, value = words.pop(0).partition("=")
+        options[key] = value if key == "name" else (int(value) if key == "depth" else float(value))
+    if not words:
+        raise OutflankError("nboard: give the engine command, e.g. nboard:edax -n 1 -nboard")
+    return options, words
+
+
+def player_specs_help() -> str:
+    """One line listing the player specs :func:`make_player` accepts."""
+    return (
+        "human, random[:SEED], greedy, minimax4, heuristic, regions, weights, default,"
+        " level:N, engine:key=value,..., classic:alphabeta|minimax:DEPTH, nboard:COMMAND"
+    )
+
+
+def make_player(spec: str, *, name: str | None = None) -> BasePlayer:
+    """Build a player from a spec such as ``"level:5"`` (see the module doc).
+
+    Raises :class:`OutflankError` for an unknown or malformed spec.
+    """
+    text = spec.strip()
+    kind, _, rest = text.partition(":")
+    kind = kind.lower()
+    try:
+        if kind == "human" and not rest:
+            return HumanPlayer(name or "human")
+        if kind == "random":
+            return RandomPlayer(int(rest) if rest else None, name=name)
+        if kind in ("greedy", "fish") and not rest:
+            return GreedyPlayer(name or "greedy")
+        if kind in ENGINE_PRESETS and not rest:
+            return EnginePlayer(preset=kind, name=name)
+        if kind == "level":
+            return EnginePlayer(level=int(rest), name=name)
+        if kind == "engine":
+            params = _engine_params(rest)
+            return EnginePlayer(name=name, **params)
+        if kind == "classic":
+            algorithm, _, depth = rest.partition(":")
+            player = ClassicPlayer(algorithm or "alphabeta", int(depth) if depth else 3)
+            if name:
+                player.name = name
+            return player
+        if kind in ("nboard", "external"):
+            options, argv = _external_options(rest)
+            label = options.pop("name", None)
+            return ExternalPlayer(argv, name=name or label, **options)
+    except ValueError as exc:
+        if isinstance(exc, OutflankError):
+            raise
+        raise OutflankError(f"bad player spec {spec!r}: {exc}") from None
+    except TypeError as exc:
+        raise OutflankError(f"bad player spec {spec!r}: {exc}") from None
+    raise OutflankError(f"unknown player {spec!r}; expected one of: {player_specs_help()}")

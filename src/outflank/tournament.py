@@ -1,0 +1,527 @@
+"""Tournaments between players: paired openings, parallel games, Elo.
+
+Every pairing plays each opening twice, once with each colour, so neither
+side profits from a lopsided opening. Games run in worker processes
+(:mod:`concurrent.futures`; ``backend="ray"`` spreads them over a Ray
+cluster when Ray is installed). A player that crashes, hangs or answers an
+illegal move forfeits that game; the tournament goes on.
+
+Ratings are maximum-likelihood Elo (Bradley-Terry on the logistic Elo
+curve, draws counting half) with one virtual draw per pairing as a prior so
+that a perfect score stays finite; error bars are 95% bootstrap intervals
+over the games. The ratings' mean is 0.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+import contextlib
+import json
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from outflank.board import Board
+from outflank.errors import OutflankError
+from outflank.ggf import GameRecord
+from outflank.match import play_game
+from outflank.players import make_player
+
+__all__ = [
+    "OPENINGS",
+    "GameOutcome",
+    "PlayerStanding",
+    "Task",
+    "TournamentResult",
+    "elo_ratings",
+    "plan_games",
+    "run_tournament",
+]
+
+#: Named openings, all common in expert play and close to even.
+OPENINGS: dict[str, str] = {
+    # ordered by balance: outflank's depth-12 search scores the first eight
+    # within one disc of a draw
+    "tiger": "f5d6c3d3c4",
+    "heath": "f5f6e6f4g5",
+    "cow": "f5d6c5f4e3",
+    "rabbit": "f5f6e6f4e3",
+    "stephenson": "f5d6c3d3c4f4c5b3c2e3",
+    "snake": "f5d6c3d3c4f4c5b3c2",
+    "chimney": "f5f6e6f4e3c5",
+    "brightwell": "f5d6c3d3c4f4f6f3e6e7",
+    "leaders-tiger": "f5d6c3d3c4f4f6",
+    "perpendicular": "f5d6",
+    "diagonal": "f5f6",
+    "aubrey": "f5d6c3d3c4f4f6f3e6e7d7",
+    "buffalo": "f5f6e6f4c3",
+}
+
+
+@dataclass(frozen=True)
+class Task:
+    """One game to play: player specs, opening transcript, game number."""
+
+    number: int
+    black: str
+    white: str
+    opening_name: str
+    opening: str
+    rules: str = "othello"
+
+
+@dataclass
+class GameOutcome:
+    """A finished game as the tournament keeps it."""
+
+    number: int
+    black: str
+    white: str
+    opening_name: str
+    margin: int  # black's disc difference, +-64 on a forfeit
+    forfeit: str | None  # "black", "white" or None
+    reason: str
+    plies: int
+    seconds: float
+    ggf: str
+
+    @property
+    def black_points(self) -> float:
+        return 1.0 if self.margin > 0 else (0.5 if self.margin == 0 else 0.0)
+
+
+@dataclass
+class PlayerStanding:
+    """A player's line in the results table."""
+
+    name: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    discs: int = 0  # sum of disc differences from the player's view
+    forfeits: int = 0
+    elo: float = 0.0
+    elo_error: float = 0.0
+
+    @property
+    def points(self) -> float:
+        return self.wins + 0.5 * self.draws
+
+    @property
+    def score(self) -> float:
+        """Points per game, 0..1."""
+        return self.points / self.games if self.games else 0.0
+
+
+@dataclass
+class TournamentResult:
+    """All games and the standings, best first."""
+
+    players: list[str]
+    games: list[GameOutcome] = field(default_factory=list)
+    standings: list[PlayerStanding] = field(default_factory=list)
+    out_dir: Path | None = None
+
+    def table(self) -> str:
+        """The results as a Markdown table."""
+        lines = [
+            "| # | player | games | W | D | L | score % | discs/game | Elo | ±95% | forfeits |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for rank, s in enumerate(self.standings, 1):
+            avg = s.discs / s.games if s.games else 0.0
+            lines.append(
+                f"| {rank} | {s.name} | {s.games} | {s.wins} | {s.draws} | {s.losses} |"
+                f" {100 * s.score:.1f} | {avg:+.1f} | {s.elo:+.0f} | {s.elo_error:.0f} |"
+                f" {s.forfeits} |"
+            )
+        return "\n".join(lines)
+
+    def crosstable(self) -> str:
+        """Points scored by each row player against each column player."""
+        names = [s.name for s in self.standings]
+        pts: dict[tuple[str, str], list[float]] = {}
+        for g in self.games:
+            pts.setdefault((g.black, g.white), []).append(g.black_points)
+            pts.setdefault((g.white, g.black), []).append(1 - g.black_points)
+        short = [f"{i + 1}" for i in range(len(names))]
+        lines = ["| # | player | " + " | ".join(short) + " |", "|---|---|" + "---|" * len(names)]
+        for i, a in enumerate(names):
+            cells = []
+            for b in names:
+                got = pts.get((a, b))
+                cells.append("—" if a == b else (f"{sum(got):g}/{len(got)}" if got else ""))
+            lines.append(f"| {i + 1} | {a} | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- planning
+def _openings(openings: int | Sequence[str] | None) -> list[tuple[str, str]]:
+    named = list(OPENINGS.items())
+    if openings is None:
+        return named[:4]
+    if isinstance(openings, int):
+        if not 1 <= openings <= len(named):
+            raise OutflankError(f"openings must be in 1..{len(named)}, not {openings}")
+        return named[:openings]
+    chosen = []
+    for item in openings:
+        key = item.strip().lower()
+        if key in OPENINGS:
+            chosen.append((key, OPENINGS[key]))
+        else:
+            Board.from_transcript(key)  # raises a clear error if it is not legal
+            chosen.append((key, key))
+    if not chosen:
+        raise OutflankError("no openings given")
+    return chosen
+
+
+def plan_games(
+    players: Sequence[str],
+    *,
+    gauntlet: bool = False,
+    openings: int | Sequence[str] | None = None,
+    rounds: int = 1,
+    rules: str = "othello",
+) -> list[Task]:
+    """Every game of a round robin (or a gauntlet of ``players[0]`` against
+    the others): each opening with both colours, ``rounds`` times."""
+    if len(players) < 2:
+        raise OutflankError("a tournament needs at least two players")
+    if len(set(players)) != len(players):
+        raise OutflankError("each player may appear only once (give distinct specs)")
+    if rounds < 1:
+        raise OutflankError(f"rounds must be at least 1, not {rounds}")
+    if gauntlet:
+        pairs = [(players[0], other) for other in players[1:]]
+    else:
+        pairs = [(a, b) for i, a in enumerate(players) for b in players[i + 1 :]]
+    tasks: list[Task] = []
+    for _ in range(rounds):
+        for name, moves in _openings(openings):
+            for a, b in pairs:
+                for black, white in ((a, b), (b, a)):
+                    tasks.append(Task(len(tasks) + 1, black, white, name, moves, rules))
+    return tasks
+
+
+# ---------------------------------------------------------------- playing
+def play_task(task: Task) -> GameOutcome:
+    """Play one game (runs in a worker process). Never raises for a
+    player's failure: a player that cannot even start forfeits."""
+    started = time.perf_counter()
+    start = Board.from_transcript(task.opening, rules=task.rules)
+    players = []
+    try:
+        for spec in (task.black, task.white):
+            try:
+                players.append(make_player(spec, name=spec))
+            except OutflankError as exc:
+                return _forfeit_at_start(task, len(players), str(exc), started)
+        result = play_game(players[0], players[1], start=start)
+    finally:
+        for p in players:
+            with contextlib.suppress(Exception):
+                p.close()
+    forfeit = None if result.forfeit is None else result.forfeit.name.lower()
+    return GameOutcome(
+        task.number,
+        task.black,
+        task.white,
+        task.opening_name,
+        result.margin,
+        forfeit,
+        result.forfeit_reason,
+        result.board.ply,
+        time.perf_counter() - started,
+        result.record.to_ggf(),
+    )
+
+
+def _forfeit_at_start(task: Task, side: int, reason: str, started: float) -> GameOutcome:
+    board = Board.from_transcript(task.opening, rules=task.rules)
+    color = "black" if side == 0 else "white"
+    name = task.black if side == 0 else task.white
+    record = GameRecord.from_board(board, black=task.black, white=task.white)
+    margin = -64 if side == 0 else 64
+    record.result = f"{margin:+.3f}:r"
+    record.tags["C"] = f"{name} ({color}) forfeits: {reason}"
+    return GameOutcome(
+        task.number,
+        task.black,
+        task.white,
+        task.opening_name,
+        margin,
+        color,
+        record.tags["C"],
+        board.ply,
+        time.perf_counter() - started,
+        record.to_ggf(),
+    )
+
+
+def _run_local(
+    tasks: list[Task], workers: int, done: Callable[[GameOutcome], None]
+) -> list[GameOutcome]:
+    if workers <= 1:
+        results = []
+        for task in tasks:
+            results.append(play_task(task))
+            done(results[-1])
+        return results
+    results = []
+    with futures.ProcessPoolExecutor(max_workers=workers) as pool:
+        pending = {pool.submit(play_task, t): t for t in tasks}
+        for fut in futures.as_completed(pending):
+            try:
+                outcome = fut.result()
+            except Exception as exc:  # a worker process died: record a void game
+                task = pending[fut]
+                outcome = _void(task, f"worker failed: {type(exc).__name__}: {exc}")
+            results.append(outcome)
+            done(outcome)
+    return results
+
+
+def _void(task: Task, reason: str) -> GameOutcome:
+    """A game that could not be played by anyone's fault: a draw, noted."""
+    board = Board.from_transcript(task.opening, rules=task.rules)
+    record = GameRecord.from_board(board, black=task.black, white=task.white)
+    record.result = "0.000"
+    record.tags["C"] = reason
+    return GameOutcome(
+        task.number, task.black, task.white, task.opening_name, 0, None, reason, 0, 0.0,
+        record.to_ggf(),
+    )  # fmt: skip
+
+
+def _run_ray(tasks: list[Task], done: Callable[[GameOutcome], None]) -> list[GameOutcome]:
+    try:
+        import ray  # type: ignore[import-not-found]
+    except ImportError:
+        raise OutflankError(
+            "the ray backend needs Ray: pip install 'outflank[cluster]' (or use --backend local)"
+        ) from None
+    if not ray.is_initialized():
+        ray.init(ignore_reinit_error=True, log_to_driver=False)
+    remote = ray.remote(play_task)
+    refs = {remote.remote(t): t for t in tasks}
+    results = []
+    pending = list(refs)
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1)
+        for ref in ready:
+            try:
+                outcome = ray.get(ref)
+            except Exception as exc:
+                outcome = _void(refs[ref], f"ray task failed: {exc}")
+            results.append(outcome)
+            done(outcome)
+    return results
+
+
+# ---------------------------------------------------------------- ratings
+def _bt_fit(
+    names: list[str], games: Sequence[tuple[int, int, float]], prior_pairs: set[tuple[int, int]]
+) -> list[float]:
+    n = len(names)
+    wins = [0.0] * n
+    count: dict[tuple[int, int], float] = {}
+    for i, j, s in games:
+        wins[i] += s
+        wins[j] += 1 - s
+        key = (min(i, j), max(i, j))
+        count[key] = count.get(key, 0) + 1
+    for i, j in prior_pairs:  # one virtual draw per pairing
+        wins[i] += 0.5
+        wins[j] += 0.5
+        count[(i, j)] = count.get((i, j), 0) + 1
+    gamma = [1.0] * n
+    for _ in range(500):
+        new = []
+        for i in range(n):
+            denom = 0.0
+            for (a, b), c in count.items():
+                if a == i or b == i:
+                    denom += c / (gamma[a] + gamma[b])
+            new.append(wins[i] / denom if denom > 0 and wins[i] > 0 else 1e-6)
+        mean_log = sum(math.log(g) for g in new) / n
+        new = [g / math.exp(mean_log) for g in new]
+        delta = max(abs(math.log(a / b)) for a, b in zip(new, gamma, strict=True))
+        gamma = new
+        if delta < 1e-9:
+            break
+    return [400 * math.log10(g) for g in gamma]
+
+
+def elo_ratings(
+    names: list[str], games: Sequence[GameOutcome], *, bootstrap: int = 200, seed: int = 1
+) -> dict[str, tuple[float, float]]:
+    """Elo (mean 0) and the half-width of its 95% bootstrap interval per player."""
+    index = {name: i for i, name in enumerate(names)}
+    triples = [(index[g.black], index[g.white], g.black_points) for g in games]
+    pairs = {(min(i, j), max(i, j)) for i, j, _ in triples}
+    best = _bt_fit(names, triples, pairs)
+    rng = random.Random(seed)
+    samples: list[list[float]] = []
+    if triples:
+        for _ in range(bootstrap):
+            sample = [triples[rng.randrange(len(triples))] for _ in triples]
+            samples.append(_bt_fit(names, sample, pairs))
+    out = {}
+    for k, name in enumerate(names):
+        values = sorted(s[k] for s in samples)
+        if len(values) >= 10:
+            lo = values[int(0.025 * (len(values) - 1))]
+            hi = values[int(0.975 * (len(values) - 1))]
+            err = (hi - lo) / 2
+        else:
+            err = float("nan")
+        out[name] = (best[k], err)
+    return out
+
+
+def standings(players: Sequence[str], games: Sequence[GameOutcome]) -> list[PlayerStanding]:
+    """Per-player counts and Elo, best first."""
+    table = {name: PlayerStanding(name) for name in players}
+    for g in games:
+        for name, sign, points in ((g.black, 1, g.black_points), (g.white, -1, 1 - g.black_points)):
+            s = table[name]
+            s.games += 1
+            s.discs += sign * g.margin
+            if points == 1:
+                s.wins += 1
+            elif points == 0:
+                s.losses += 1
+            else:
+                s.draws += 1
+        if g.forfeit == "black":
+            table[g.black].forfeits += 1
+        elif g.forfeit == "white":
+            table[g.white].forfeits += 1
+    ratings = elo_ratings(list(players), games)
+    for name, (elo, err) in ratings.items():
+        table[name].elo, table[name].elo_error = elo, err
+    return sorted(table.values(), key=lambda s: (-s.elo, -s.score, s.name))
+
+
+# ---------------------------------------------------------------- output
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:40]
+
+
+def save_results(result: TournamentResult, out_dir: Path, *, plot: bool = True) -> list[Path]:
+    """Write every game (one GGF file each plus ``games.ggf``), the table
+    (``results.md``), ``results.json`` and, with matplotlib, ``ratings.png``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    games_dir = out_dir / "games"
+    games_dir.mkdir(exist_ok=True)
+    written = []
+    for g in sorted(result.games, key=lambda g: g.number):
+        path = games_dir / f"{g.number:04d}_{_safe(g.black)}_vs_{_safe(g.white)}.ggf"
+        path.write_text(g.ggf + "\n", encoding="utf-8")
+    all_games = out_dir / "games.ggf"
+    all_games.write_text(
+        "".join(g.ggf + "\n" for g in sorted(result.games, key=lambda g: g.number)),
+        encoding="utf-8",
+    )
+    written.append(all_games)
+    md = out_dir / "results.md"
+    md.write_text(result.table() + "\n\n" + result.crosstable() + "\n", encoding="utf-8")
+    written.append(md)
+    js = out_dir / "results.json"
+    js.write_text(
+        json.dumps(
+            {
+                "players": result.players,
+                "standings": [
+                    {**asdict(s), "points": s.points, "score": s.score} for s in result.standings
+                ],
+                "games": [{k: v for k, v in asdict(g).items() if k != "ggf"} for g in result.games],
+            },
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
+    written.append(js)
+    if plot:
+        png = plot_ratings(result, out_dir / "ratings.png")
+        if png is not None:
+            written.append(png)
+    return written
+
+
+def plot_ratings(result: TournamentResult, path: Path) -> Path | None:
+    """A PNG bar chart of the Elo ratings with their error bars, or ``None``
+    when matplotlib (the ``plot`` extra) is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    rows = list(reversed(result.standings))
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.2))
+    errors = [0 if math.isnan(s.elo_error) else s.elo_error for s in rows]
+    ax.barh([s.name for s in rows], [s.elo for s in rows], xerr=errors, color="#2e7d32", capsize=4)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_xlabel("Elo (mean 0), 95% interval")
+    ax.set_title(f"outflank tournament: {len(result.games)} games")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+# ---------------------------------------------------------------- driver
+def run_tournament(
+    players: Sequence[str],
+    *,
+    gauntlet: bool = False,
+    openings: int | Sequence[str] | None = None,
+    rounds: int = 1,
+    workers: int = 1,
+    backend: str = "local",
+    rules: str = "othello",
+    out_dir: str | Path | None = None,
+    plot: bool = True,
+    on_game: Callable[[GameOutcome, int, int], None] | None = None,
+) -> TournamentResult:
+    """Plan, play and rate a tournament; save it if ``out_dir`` is given.
+
+    ``on_game(outcome, done, total)`` is called after each game (progress).
+    Bad player specs are refused before any game starts.
+    """
+    players = [p.strip() for p in players]
+    for spec in players:
+        if spec.lower() == "human":
+            raise OutflankError("a tournament cannot wait for a human player")
+        if not spec.lower().startswith(("nboard:", "external:")):
+            make_player(spec).close()  # a clean error now rather than forfeits later
+    tasks = plan_games(players, gauntlet=gauntlet, openings=openings, rounds=rounds, rules=rules)
+    finished = 0
+
+    def done(outcome: GameOutcome) -> None:
+        nonlocal finished
+        finished += 1
+        if on_game is not None:
+            on_game(outcome, finished, len(tasks))
+
+    if backend == "local":
+        games = _run_local(tasks, workers, done)
+    elif backend == "ray":
+        games = _run_ray(tasks, done)
+    else:
+        raise OutflankError(f"unknown backend {backend!r} (local or ray)")
+    games.sort(key=lambda g: g.number)
+    result = TournamentResult(list(players), games, standings(players, games))
+    if out_dir is not None:
+        result.out_dir = Path(out_dir)
+        save_results(result, result.out_dir, plot=plot)
+    return result

@@ -1,0 +1,213 @@
+"""AI opponents and analysis for the web app, built on :mod:`outflank.engine`.
+
+The web app holds no search of its own: every AI move, hint and evaluation
+comes from :class:`outflank.engine.Engine`. Engines are cached per worker
+thread (an engine is not shared between threads) and every search is bounded
+in time: the engine's own limits, plus a hard cap enforced with
+:meth:`Engine.stop` from a timer.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from outflank.board import Board, Move
+from outflank.errors import OutflankError
+
+__all__ = [
+    "AIMove",
+    "EngineUnavailableError",
+    "Thinker",
+    "describe",
+    "engine_available",
+]
+
+OPPONENTS: dict[str, str] = {
+    "level": "Engine level {level}",
+    "greedy": "Greedy (seed 000)",
+    "minimax4": "Minimax depth 4 (seed 000)",
+    "heuristic": "Heuristic (seed 003)",
+    "regions": "Regions (seed 004)",
+}
+
+
+class EngineUnavailableError(OutflankError):
+    """The engine module is missing from this build, so no AI can play."""
+
+
+def _engine_module() -> Any:
+    try:
+        return importlib.import_module("outflank.engine")
+    except ImportError as exc:
+        raise EngineUnavailableError(
+            "AI opponents and analysis need outflank.engine, which this build lacks"
+        ) from exc
+
+
+def engine_available() -> bool:
+    """True when :mod:`outflank.engine` can be imported."""
+    try:
+        _engine_module()
+    except EngineUnavailableError:
+        return False
+    return True
+
+
+def describe(player: dict[str, Any]) -> str:
+    """A display name for a seat's player spec."""
+    if player.get("kind") != "ai":
+        return player.get("name") or "Human"
+    text = OPPONENTS.get(player.get("ai") or "", "AI").format(level=player.get("level"))
+    if player.get("ai") == "regions":
+        text += f" · look-ahead {player.get('lookahead')}"
+    return text
+
+
+@dataclass(frozen=True)
+class AIMove:
+    """The outcome of one AI search."""
+
+    move: Move
+    score: float | None
+    depth: int | None
+    seconds: float
+
+
+class Thinker:
+    """Runs engine searches for AI seats, hints and evaluations.
+
+    ``time_cap`` bounds every search in seconds on top of the engine's own
+    limits; ``cache_size`` is how many engines each thread keeps.
+    """
+
+    def __init__(self, time_cap: float = 10.0, cache_size: int = 4, tt_mb: int = 16) -> None:
+        self.time_cap = time_cap
+        self.cache_size = cache_size
+        self.tt_mb = tt_mb
+        self._local = threading.local()
+        self._rng = random.Random()
+
+    # ------------------------------------------------------------ engines
+    def _cache(self) -> OrderedDict[str, Any]:
+        cache = getattr(self._local, "engines", None)
+        if cache is None:
+            cache = self._local.engines = OrderedDict()
+        return cache
+
+    def _engine(self, key: str, factory: Callable[[Any], Any]) -> Any:
+        cache = self._cache()
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+        engine = factory(_engine_module().Engine)
+        cache[key] = engine
+        while len(cache) > self.cache_size:
+            cache.popitem(last=False)
+        return engine
+
+    def engine_for(self, player: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """The engine for an AI spec and the search limits to pass it."""
+        kind = player.get("ai")
+        tt = self.tt_mb
+        if kind == "level":
+            level = int(player.get("level") or 5)
+            return self._engine(f"level:{level}", lambda E: E.level(level, tt_mb=tt)), {}
+        if kind == "regions":
+            engine = self._engine("regions", lambda E: E.preset("regions", tt_mb=tt))
+            engine.configure(
+                corner=int(player["corner"]),
+                edge=int(player["edge"]),
+                x_square=int(player["x_square"]),
+            )
+            return engine, {"depth": int(player["lookahead"]), "time": self.time_cap}
+        if kind in ("greedy", "minimax4", "heuristic"):
+            return self._engine(kind, lambda E: E.preset(kind, tt_mb=tt)), {}
+        raise OutflankError(f"unknown AI {kind!r}")
+
+    def _analysis_engine(self) -> Any:
+        return self._engine("default", lambda E: E(evaluator="default", tt_mb=self.tt_mb))
+
+    # ------------------------------------------------------------ searches
+    def _bounded(self, engine: Any, call: Callable[[], Any]) -> Any:
+        timer = threading.Timer(self.time_cap, engine.stop)
+        timer.daemon = True
+        timer.start()
+        try:
+            return call()
+        finally:
+            timer.cancel()
+
+    def choose(
+        self,
+        board: Board,
+        player: dict[str, Any],
+        on_info: Callable[[dict[str, Any]], None] | None = None,
+        register: Callable[[Any], None] | None = None,
+    ) -> AIMove:
+        """Search the position for an AI seat and return its move.
+
+        ``on_info`` receives a dict per finished depth (depth, score, nodes,
+        nps, pv, elapsed); ``register`` receives the engine so that the caller
+        can :meth:`stop` it (when the game is changed under it).
+        """
+        engine, limits = self.engine_for(player)
+        if register is not None:
+            register(engine)
+
+        def info(item: Any) -> None:
+            if on_info is not None:
+                on_info(
+                    {
+                        "depth": item.depth,
+                        "score": _num(item.score),
+                        "nodes": item.nodes,
+                        "nps": _num(item.nps),
+                        "pv": [str(m) for m in item.pv],
+                        "elapsed": _num(item.elapsed),
+                    }
+                )
+
+        result = self._bounded(engine, lambda: engine.search(board, on_info=info, **limits))
+        chance = float(getattr(engine, "random", 0.0) or 0.0)
+        if chance and self._rng.random() < chance:
+            # weak levels play a random legal move now and then (Engine.choose_move's rule)
+            move = self._rng.choice(board.legal_moves)
+            return AIMove(move, None, None, float(result.elapsed))
+        return AIMove(result.best_move, _num(result.score), result.depth, float(result.elapsed))
+
+    def analyze(self, board: Board, depth: int | None, time: float) -> list[dict[str, Any]]:
+        """Every legal move's score, best first (side-to-move view)."""
+        engine = self._analysis_engine()
+        limits: dict[str, Any] = {"time": min(time, self.time_cap)}  # engine-side bound
+        if depth is not None:
+            limits["depth"] = depth
+        scores = self._bounded(engine, lambda: engine.analyze(board, **limits))
+        return [
+            {"move": str(item.move), "score": _num(item.score), "exact": bool(item.exact)}
+            for item in scores
+        ]
+
+    def evaluate(self, board: Board, depth: int) -> float:
+        """A quick score of a position from black's view (discs)."""
+        if board.is_game_over():
+            black, white = board.score()
+            return float(black - white)
+        engine = self._analysis_engine()
+        result = self._bounded(engine, lambda: engine.search(board, depth=depth))
+        score = _num(result.score) or 0.0
+        return score if board.turn.name == "BLACK" else -score
+
+
+def _num(value: Any) -> float | None:
+    if value is None:
+        return None
+    number = float(value)
+    if number != number or number in (float("inf"), float("-inf")):
+        return None
+    return round(number, 3)

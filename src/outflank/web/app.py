@@ -1,0 +1,290 @@
+"""The FastAPI application: REST API, a WebSocket per game, and the static page.
+
+``create_app(db_url)`` builds an app on a database (a SQLite path or any
+SQLAlchemy URL). Every error a client can cause is answered with a 4xx and a
+JSON body ``{"error": "<one clear sentence>"}``; the game is left unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from outflank import __version__
+from outflank.web.ai import OPPONENTS, engine_available
+from outflank.web.hub import Hub
+from outflank.web.schemas import MoveRequest, NewGame, PlayerUpdate, SeatRequest
+from outflank.web.service import GameError, GameService
+from outflank.web.storage import Storage
+
+__all__ = ["create_app"]
+
+STATIC = Path(__file__).resolve().parent / "static"
+log = logging.getLogger("outflank.web")
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _describe_validation(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        if tuple(err.get("loc", ())) == ("body",) and err.get("type") in (
+            "model_attributes_type",
+            "dict_type",
+        ):
+            return "the request body must be a JSON object"
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        if err.get("type") == "json_invalid":
+            return "malformed JSON in the request body"
+        parts.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
+    return "bad request: " + "; ".join(parts)
+
+
+def create_app(
+    db_url: str = "outflank.db",
+    *,
+    ai_workers: int = 2,
+    ai_delay: float = 0.4,
+    time_cap: float = 10.0,
+) -> FastAPI:
+    """Build the web app on a database (SQLite path or SQLAlchemy URL).
+
+    ``ai_workers`` threads search AI moves; ``ai_delay`` spaces the moves of
+    two AIs playing each other; ``time_cap`` bounds any single search.
+    """
+    storage = Storage(db_url)
+    hub = Hub()
+    service = GameService(storage, hub, workers=ai_workers, ai_delay=ai_delay, time_cap=time_cap)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        resumed = service.resume()
+        if resumed:
+            log.info("resumed %d unfinished games", resumed)
+        yield
+        await run_in_threadpool(service.close)
+        storage.close()
+
+    app = FastAPI(title="outflank", version=__version__, lifespan=lifespan)
+    app.state.service = service
+    app.state.storage = storage
+
+    # ---------------------------------------------------------------- errors
+    @app.exception_handler(GameError)
+    async def _game_error(_request: Request, exc: GameError) -> JSONResponse:
+        return _error(exc.status, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        return _error(422, _describe_validation(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return _error(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def _server_error(_request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error", exc_info=exc)
+        return _error(500, "internal error: the game is unchanged")
+
+    # ---------------------------------------------------------------- page
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    app.get("/", include_in_schema=False)(index)
+    app.get("/game/{game_id}", include_in_schema=False)(lambda game_id: index())
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    # ---------------------------------------------------------------- REST
+    @app.get("/api/info")
+    def info() -> dict[str, Any]:
+        """Server version and the opponents it offers."""
+        return {
+            "version": __version__,
+            "engine": engine_available(),
+            "opponents": [{"ai": key, "name": name} for key, name in OPPONENTS.items()],
+        }
+
+    @app.post("/api/games", status_code=201)
+    def create_game(spec: NewGame) -> dict[str, Any]:
+        """Start a game. The answer holds the seats' secrets: keep them, share one."""
+        return service.create(spec)
+
+    @app.get("/api/games")
+    def list_games(limit: int = Query(20, ge=1, le=200)) -> dict[str, Any]:
+        """Recently played games, newest first."""
+        return {"games": service.list_games(limit)}
+
+    @app.get("/api/games/{game_id}")
+    async def get_game(
+        game_id: str,
+        seat: str | None = None,
+        since: int | None = Query(None, ge=0),
+        wait: float = Query(0, ge=0, le=60),
+    ) -> dict[str, Any]:
+        """A game's state; with ``since`` and ``wait``, waits for a newer version (REST
+        fallback of the WebSocket: long polling)."""
+        if since is not None and wait > 0:
+            sub = hub.subscribe(game_id)
+            try:
+                version = await run_in_threadpool(service.version, game_id)
+                loop = asyncio.get_running_loop()
+                deadline = loop.time() + wait
+                while version <= since:
+                    left = deadline - loop.time()
+                    if left <= 0:
+                        break
+                    try:
+                        event = await asyncio.wait_for(sub.queue.get(), left)
+                    except TimeoutError:
+                        break
+                    if event.get("type") == "state":
+                        version = event["state"]["version"]
+            finally:
+                hub.unsubscribe(sub)
+        return await run_in_threadpool(service.get, game_id, seat)
+
+    @app.post("/api/games/{game_id}/moves")
+    def play(game_id: str, body: MoveRequest) -> dict[str, Any]:
+        """Play a move for the seat whose secret is given."""
+        return service.play(game_id, body.seat, body.move)
+
+    @app.post("/api/games/{game_id}/undo")
+    def undo(game_id: str, body: SeatRequest) -> dict[str, Any]:
+        """Take back moves until the seat holder is to move again."""
+        return service.undo(game_id, body.seat)
+
+    @app.post("/api/games/{game_id}/redo")
+    def redo(game_id: str, body: SeatRequest) -> dict[str, Any]:
+        """Replay taken-back moves up to the seat holder's next turn."""
+        return service.redo(game_id, body.seat)
+
+    @app.patch("/api/games/{game_id}/players/{color}")
+    def update_player(game_id: str, color: str, body: PlayerUpdate) -> dict[str, Any]:
+        """New settings for an AI seat (level, region biases, look-ahead) mid-game."""
+        return service.update_player(game_id, body.seat, color, body.player)
+
+    @app.get("/api/games/{game_id}/hints")
+    def hints(
+        game_id: str,
+        ply: int | None = Query(None, ge=0),
+        depth: int | None = Query(None, ge=1, le=30),
+    ) -> dict[str, Any]:
+        """Every legal move's score (side-to-move view, discs), best first."""
+        return service.hints(game_id, ply, depth)
+
+    @app.get("/api/games/{game_id}/evaluations")
+    def evaluations(game_id: str) -> dict[str, Any]:
+        """A score from black's view (discs) for each position of the game."""
+        return service.evaluations(game_id)
+
+    @app.get("/api/games/{game_id}/learn")
+    def learn(
+        game_id: str,
+        depth: int = Query(2, ge=1, le=4),
+        ply: int | None = Query(None, ge=0),
+    ) -> dict[str, Any]:
+        """The teaching alpha-beta trace of the position: tree, log, cut-offs."""
+        return service.learn(game_id, depth, ply)
+
+    @app.get("/api/games/{game_id}/transcript", response_class=PlainTextResponse)
+    def transcript(game_id: str) -> Response:
+        """The game's moves as a transcript (``f5d6c3...``)."""
+        return PlainTextResponse(
+            service.transcript(game_id),
+            headers={"Content-Disposition": f'inline; filename="{game_id}.txt"'},
+        )
+
+    @app.get("/api/games/{game_id}/ggf", response_class=PlainTextResponse)
+    def ggf(game_id: str) -> Response:
+        """The game as a GGF record."""
+        return PlainTextResponse(
+            service.ggf(game_id),
+            headers={"Content-Disposition": f'inline; filename="{game_id}.ggf"'},
+        )
+
+    # ---------------------------------------------------------------- WebSocket
+    @app.websocket("/ws/games/{game_id}")
+    async def game_socket(websocket: WebSocket, game_id: str, seat: str | None = None) -> None:
+        """Live game: the server sends ``state``, ``thinking`` and ``info`` events;
+        the client may send ``{"type": "move", "move": "d3"}``, ``undo``, ``redo``."""
+        await websocket.accept()
+        sub = hub.subscribe(game_id)
+        try:
+            try:
+                state = await run_in_threadpool(service.get, game_id, seat)
+            except GameError as exc:
+                await websocket.send_json(
+                    {"type": "error", "status": exc.status, "error": exc.message}
+                )
+                await websocket.close(code=4000 + exc.status)
+                return
+            await websocket.send_json({"type": "state", "you": state["you"], "state": state})
+            sender = asyncio.create_task(_forward(websocket, sub.queue))
+            try:
+                await _receive(websocket, service, game_id, seat)
+            finally:
+                sender.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await sender
+        except WebSocketDisconnect:
+            pass
+        finally:
+            hub.unsubscribe(sub)
+
+    return app
+
+
+async def _forward(websocket: WebSocket, queue: asyncio.Queue[dict[str, Any]]) -> None:
+    while True:
+        event = await queue.get()
+        await websocket.send_json(event)
+
+
+async def _receive(
+    websocket: WebSocket, service: GameService, game_id: str, seat: str | None
+) -> None:
+    while True:
+        text = await websocket.receive_text()
+        try:
+            message = json.loads(text)
+            if not isinstance(message, dict):
+                raise ValueError
+        except ValueError:
+            await websocket.send_json(
+                {"type": "error", "status": 400, "error": "malformed JSON message"}
+            )
+            continue
+        kind = message.get("type")
+        try:
+            if kind == "ping":
+                await websocket.send_json({"type": "pong"})
+                continue
+            if not seat:
+                raise GameError(403, "spectators may watch but not play")
+            if kind == "move":
+                move = message.get("move")
+                if not isinstance(move, str) or not move:
+                    raise GameError(400, "a move message needs 'move': a square such as d3")
+                await run_in_threadpool(service.play, game_id, seat, move)
+            elif kind in ("undo", "redo"):
+                await run_in_threadpool(getattr(service, kind), game_id, seat)
+            else:
+                raise GameError(400, f"unknown message type {kind!r}: expected move, undo, redo")
+        except GameError as exc:
+            await websocket.send_json({"type": "error", "status": exc.status, "error": exc.message})

@@ -1,0 +1,569 @@
+// outflank web page: wires the board, the panels and the server together.
+import { ApiError, GameConnection, request } from "./api.js";
+import { BoardView, squareIndex } from "./board.js";
+import { LearnView } from "./learn.js";
+import { renderAISettings, renderGraph, renderMoveList, renderPlayers, renderShare } from "./panels.js";
+
+const $ = (id) => document.getElementById(id);
+const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const ui = {
+  game: null, // latest state from the server
+  you: null, // colour held by this browser, or null (spectator)
+  seat: null, // the seat secret from the URL
+  conn: null,
+  shown: null, // {id, cursor, moves}: what the board shows in live view
+  viewPly: null, // null: live; a number: replaying that ply
+  hints: null,
+  evals: [],
+  pending: false,
+  thinking: null,
+  endDismissed: null,
+  queue: Promise.resolve(),
+  learnDepth: 2,
+  playTimer: null,
+  settingsFocus: false,
+  latest: null, // {id, version} of the newest state received
+  thinkingVersion: 0,
+};
+
+const board = new BoardView($("board"), onSquare);
+const learn = new LearnView($("tree"), $("learn-summary"));
+const options = {
+  get anim() { return $("opt-anim").checked; },
+  get legal() { return $("opt-legal").checked; },
+};
+
+// ------------------------------------------------------------------ helpers
+let toastTimer = null;
+function toast(text, kind = "") {
+  const t = $("toast");
+  t.textContent = text;
+  t.className = `toast ${kind}`;
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { t.hidden = true; }, kind === "error" ? 2600 : 1800);
+}
+
+function startCells(obf) {
+  return obf.slice(0, 64).toUpperCase();
+}
+
+// The cells after `ply` moves, from the server's per-move flips (no rules here).
+function cellsAt(state, ply) {
+  const cells = startCells(state.start).split("");
+  for (const m of state.moves.slice(0, ply)) {
+    if (m.move === "pass") continue;
+    const c = m.color === "black" ? "X" : "O";
+    cells[squareIndex(m.move)] = c;
+    for (const f of m.flips) cells[f] = c;
+  }
+  return cells.join("");
+}
+
+function seatsStore(id, seats) {
+  const key = `outflank.seats.${id}`;
+  if (seats) localStorage.setItem(key, JSON.stringify(seats));
+  try { return JSON.parse(localStorage.getItem(key) || "null"); } catch { return null; }
+}
+
+function myTurn() {
+  const g = ui.game;
+  return g && ui.viewPly === null && g.status === "playing" && ui.you && g.turn === ui.you &&
+    g.players[g.turn].kind === "human";
+}
+
+// ------------------------------------------------------------------ rendering
+function renderStatus() {
+  const g = ui.game;
+  const s = $("status");
+  if (!g) return;
+  const name = (c) => g.players[c].name;
+  let html;
+  if (ui.viewPly !== null) {
+    html = `Replay · move ${ui.viewPly} of ${g.cursor}`;
+  } else if (g.status === "over") {
+    html = resultText(g).title + ` · ${g.counts.black}–${g.counts.white}`;
+  } else if (ui.thinking) {
+    html = `<span class="dot ${ui.thinking}"></span><span class="thinking">${cap(ui.thinking)} (${name(ui.thinking)}) is thinking</span>`;
+  } else if (myTurn()) {
+    html = `<span class="dot ${g.turn}"></span>Your move (${g.turn})`;
+  } else if (ui.you && g.players[g.turn].kind === "human") {
+    html = `<span class="dot ${g.turn}"></span>Waiting for ${g.turn}…`;
+  } else {
+    html = `<span class="dot ${g.turn}"></span>${cap(g.turn)} to move`;
+  }
+  s.innerHTML = html;
+}
+
+function resultText(g) {
+  const r = g.result;
+  if (!r) return { title: "", score: "" };
+  const score = `Black ${r.black} – White ${r.white}`;
+  if (!r.winner) return { title: "It is a tie!", score };
+  if (ui.you && g.players[ui.you].kind === "human" && g.players[r.winner === "black" ? "white" : "black"].kind === "ai") {
+    return { title: r.winner === ui.you ? "You win!" : "Computer wins!", score };
+  }
+  return { title: `${cap(r.winner)} wins!`, score };
+}
+
+function renderMarks() {
+  const g = ui.game;
+  if (!g) return;
+  if (ui.viewPly !== null) {
+    const last = ui.viewPly > 0 ? g.moves[ui.viewPly - 1].move : null;
+    board.setMarks({ last, hints: ui.hints });
+    return;
+  }
+  board.setMarks({
+    legal: options.legal || ui.hints ? g.legal : [],
+    turn: g.status === "playing" && (options.legal && (myTurn() || !ui.you)) ? g.turn : null,
+    playable: myTurn() && !ui.pending,
+    last: g.last,
+    hints: ui.hints,
+  });
+}
+
+function renderChrome() {
+  const g = ui.game;
+  if (!g) return;
+  const ply = ui.viewPly ?? g.cursor;
+  const counts = ui.viewPly === null ? g.counts : countCells(cellsAt(g, ply));
+  renderPlayers(g, ui.you, counts, ui.viewPly === null ? g.turn : null, ui.thinking);
+  renderMoveList(g.moves, g.cursor, ply, (p) => enterReplay(p));
+  renderGraph(ui.evals, ply, (p) => enterReplay(p));
+  renderAISettings(g, ui.you, changeAI, ui.settingsFocus);
+  renderShare(g, ui.you, seatsStore(g.id));
+  $("export-card").hidden = false;
+  $("exp-ggf").href = `/api/games/${g.id}/ggf`;
+  $("exp-txt").href = `/api/games/${g.id}/transcript`;
+  $("game-id").textContent = `game ${g.id}`;
+  const hasUndo = g.moves.slice(0, g.cursor).some((m) => m.by !== "auto");
+  $("btn-undo").disabled = !ui.you || !hasUndo || ui.viewPly !== null;
+  $("btn-redo").disabled = !ui.you || g.redo === 0 || ui.viewPly !== null;
+  $("btn-hint").disabled = g.status !== "playing" && ui.viewPly === null;
+  $("rp-first").disabled = ply === 0;
+  $("rp-prev").disabled = ply === 0;
+  $("rp-next").disabled = ui.viewPly === null;
+  $("rp-last").disabled = ui.viewPly === null;
+  const banner = $("replay-banner");
+  banner.hidden = ui.viewPly === null;
+  if (ui.viewPly !== null) {
+    banner.innerHTML = `Replaying move ${ui.viewPly} of ${g.cursor}. The live game goes on.<a id="back-live">Back to live ▶|</a>`;
+    $("back-live").onclick = () => leaveReplay();
+  }
+  renderStatus();
+  renderMarks();
+  const end = $("endscreen");
+  const showEnd = g.status === "over" && ui.viewPly === null && ui.endDismissed !== `${g.id}:${g.version}`;
+  if (showEnd && end.hidden) {
+    const r = resultText(g);
+    $("end-title").textContent = r.title;
+    $("end-score").textContent = r.score;
+  }
+  end.hidden = !showEnd;
+}
+
+function countCells(cells) {
+  let black = 0;
+  let white = 0;
+  for (const c of cells) {
+    if (c === "X") black++;
+    else if (c === "O") white++;
+  }
+  return { black, white };
+}
+
+// ------------------------------------------------------------------ live updates
+function enqueue(task) {
+  ui.queue = ui.queue.then(task).catch((err) => console.error(err));
+  return ui.queue;
+}
+
+async function showLive(state) {
+  const shown = ui.shown;
+  const forward = shown && shown.id === state.id && state.cursor > shown.cursor &&
+    shown.moves.every((m, i) => i >= shown.cursor || (state.moves[i] && state.moves[i].move === m.move));
+  if (ui.viewPly === null && forward && board.cells === cellsAt(state, shown.cursor)) {
+    for (let ply = shown.cursor; ply < state.cursor; ply++) {
+      // animate only while we keep up; a page that lags behind (fast AIs) catches up at once
+      const animate = options.anim && ui.latest && ui.latest.version === state.version;
+      const m = state.moves[ply];
+      if (m.move === "pass") {
+        toast(`${cap(m.color)} has no legal move and passes`);
+        if (animate) await sleep(1100);
+        continue;
+      }
+      board.setMarks({ last: m.move });
+      await board.animateMove(squareIndex(m.move), m.color, m.flips, animate);
+      if (ply + 1 < state.cursor && animate) await sleep(260);
+    }
+  }
+  if (ui.viewPly === null) board.setCells(state.board);
+  ui.shown = { id: state.id, cursor: state.cursor, moves: state.moves.slice() };
+  renderChrome();
+}
+
+function onEvent(event) {
+  if (event.type === "state") {
+    const st = event.state;
+    if (event.you !== undefined) ui.you = event.you;
+    ui.pending = false;
+    if (ui.latest && ui.latest.id === st.id && ui.latest.version >= st.version) return;
+    ui.latest = { id: st.id, version: st.version };
+    document.title = `outflank · game ${st.id}`;
+    // the board, panels and status follow the states in order, after each animation
+    enqueue(async () => {
+      ui.game = st;
+      if (st.version > ui.thinkingVersion) {
+        ui.thinking = st.thinking;
+        if (!st.thinking) $("engine-info").hidden = true;
+      }
+      ui.hints = null;
+      refreshEvals();
+      if (!$("learn").hidden) refreshLearn();
+      await showLive(st);
+    });
+  } else if (event.type === "thinking") {
+    ui.thinking = event.color;
+    ui.thinkingVersion = ui.latest ? ui.latest.version : 0;
+    $("engine-info").hidden = true;
+    if (ui.game) {
+      renderStatus();
+      renderPlayers(ui.game, ui.you, ui.game.counts, ui.game.turn, ui.thinking);
+    }
+  } else if (event.type === "info") {
+    const info = $("engine-info");
+    info.hidden = false;
+    const nps = event.nps ? `${(event.nps / 1e6).toFixed(2)} Mn/s` : "";
+    info.textContent = `${event.color} · depth ${event.depth} · score ${event.score > 0 ? "+" : ""}${event.score} · ${event.nodes.toLocaleString()} nodes · ${nps} · ${event.pv.join(" ")}`;
+  } else if (event.type === "error") {
+    ui.pending = false;
+    toast(event.error, "error");
+    renderMarks();
+  }
+}
+
+let evalTimer = null;
+function refreshEvals() {
+  clearTimeout(evalTimer);
+  evalTimer = setTimeout(async () => {
+    const g = ui.game;
+    if (!g) return;
+    try {
+      const data = await request("GET", `/api/games/${g.id}/evaluations`);
+      if (ui.game && ui.game.id === g.id) {
+        ui.evals = data.values;
+        $("eval-note").textContent = `black's view, discs, depth ${data.depth}`;
+        renderGraph(ui.evals, ui.viewPly ?? ui.game.cursor, (p) => enterReplay(p));
+      }
+    } catch (err) {
+      $("eval-note").textContent = err.message;
+    }
+  }, 350);
+}
+
+// ------------------------------------------------------------------ actions
+async function act(type, extra = {}) {
+  if (!ui.conn) return;
+  ui.pending = true;
+  renderMarks();
+  try {
+    await ui.conn.send(type, extra);
+  } catch (err) {
+    ui.pending = false;
+    toast(err.message, "error");
+    renderMarks();
+  }
+}
+
+function onSquare(name) {
+  const g = ui.game;
+  if (!g || ui.pending) return;
+  if (ui.viewPly !== null) { toast("Replaying: go back to live to play"); return; }
+  if (g.status === "over") return;
+  if (!ui.you) { toast("Spectating: this link holds no seat"); return; }
+  if (!myTurn()) { toast(ui.thinking ? "The computer is thinking" : `Not your turn: ${g.turn} to move`); return; }
+  if (!g.legal.includes(name)) { toast(`${name} is not a legal move`, "error"); return; }
+  act("move", { move: name });
+}
+
+async function changeAI(color, spec) {
+  const g = ui.game;
+  try {
+    const state = await request("PATCH", `/api/games/${g.id}/players/${color}`, { seat: ui.seat, player: spec });
+    onEvent({ type: "state", state });
+    toast(`${cap(color)} AI updated`);
+  } catch (err) {
+    toast(err.message, "error");
+  }
+}
+
+async function showHints() {
+  const g = ui.game;
+  if (!g) return;
+  const ply = ui.viewPly ?? g.cursor;
+  $("btn-hint").disabled = true;
+  $("status").innerHTML = '<span class="thinking">Scoring every move</span>';
+  try {
+    const data = await request("GET", `/api/games/${g.id}/hints?ply=${ply}`);
+    ui.hints = data.moves;
+    const best = data.moves[0];
+    renderChrome();
+    if (best) $("status").innerHTML = `Hint for ${data.turn}: best is <b>&nbsp;${best.move}&nbsp;</b> (${best.score > 0 ? "+" : ""}${best.score ?? ""})`;
+  } catch (err) {
+    toast(err.message, "error");
+    renderChrome();
+  }
+}
+
+// ------------------------------------------------------------------ replay
+function enterReplay(ply) {
+  const g = ui.game;
+  if (!g) return;
+  stopAutoplay();
+  if (ply >= g.cursor) { leaveReplay(); return; }
+  ui.viewPly = Math.max(0, ply);
+  ui.hints = null;
+  board.setCells(cellsAt(g, ui.viewPly));
+  renderChrome();
+  if (!$("learn").hidden) refreshLearn();
+}
+
+function leaveReplay() {
+  stopAutoplay();
+  if (ui.viewPly === null) return;
+  ui.viewPly = null;
+  ui.hints = null;
+  if (ui.game) board.setCells(ui.game.board);
+  ui.shown = ui.game ? { id: ui.game.id, cursor: ui.game.cursor, moves: ui.game.moves.slice() } : null;
+  renderChrome();
+  if (!$("learn").hidden) refreshLearn();
+}
+
+async function stepReplay(delta) {
+  const g = ui.game;
+  if (!g) return;
+  const from = ui.viewPly ?? g.cursor;
+  const to = from + delta;
+  if (to < 0) return;
+  if (delta === 1 && ui.viewPly !== null && to <= g.cursor) {
+    const m = g.moves[from];
+    ui.viewPly = to;
+    if (m.move !== "pass") {
+      board.setMarks({ last: m.move });
+      await board.animateMove(squareIndex(m.move), m.color, m.flips, options.anim);
+    }
+    if (to >= g.cursor) leaveReplay();
+    else renderChrome();
+    return;
+  }
+  enterReplay(to);
+}
+
+function stopAutoplay() {
+  if (ui.playTimer) clearInterval(ui.playTimer);
+  ui.playTimer = null;
+  $("rp-play").textContent = "Play";
+}
+
+function toggleAutoplay() {
+  if (ui.playTimer) { stopAutoplay(); return; }
+  if (ui.viewPly === null) enterReplay(0);
+  $("rp-play").textContent = "Pause";
+  ui.playTimer = setInterval(() => {
+    if (ui.viewPly === null) { stopAutoplay(); return; }
+    stepReplay(1);
+  }, 900);
+}
+
+// ------------------------------------------------------------------ learn
+let learnSeq = 0;
+async function refreshLearn() {
+  const g = ui.game;
+  if (!g) { learn.message("Start or load a game first."); return; }
+  const ply = ui.viewPly ?? g.cursor;
+  const seq = ++learnSeq;
+  learn.message(`Searching depth ${ui.learnDepth}…`);
+  try {
+    const trace = await request("GET", `/api/games/${g.id}/learn?depth=${ui.learnDepth}&ply=${ply}`);
+    if (seq !== learnSeq) return;
+    const cells = cellsAt(g, ply);
+    const turn = ply === g.cursor ? g.turn : (g.moves[ply] ? g.moves[ply].color : null);
+    learn.show(trace, turn || (cells ? "side" : ""));
+  } catch (err) {
+    if (seq === learnSeq) learn.message(err.message);
+  }
+}
+
+// ------------------------------------------------------------------ games
+async function loadGame(id, seat) {
+  if (ui.conn) ui.conn.close();
+  ui.game = null;
+  ui.latest = null;
+  ui.shown = null;
+  ui.viewPly = null;
+  ui.hints = null;
+  ui.evals = [];
+  ui.seat = seat;
+  ui.you = null;
+  try {
+    const q = seat ? `?seat=${encodeURIComponent(seat)}` : "";
+    const state = await request("GET", `/api/games/${encodeURIComponent(id)}${q}`);
+    ui.you = state.you;
+    if (seat && !state.you) toast("This link's seat is not valid: watching only", "error");
+    board.setCells(state.board);
+    onEvent({ type: "state", you: state.you, state });
+    ui.conn = new GameConnection(id, seat, onEvent);
+  } catch (err) {
+    $("status").textContent = err instanceof ApiError && err.status === 404 ? `Unknown game ${id}` : err.message;
+    openNewGame();
+  }
+}
+
+function route() {
+  const match = location.pathname.match(/^\/game\/([^/]+)/);
+  if (match) {
+    const seat = new URLSearchParams(location.search).get("seat");
+    loadGame(decodeURIComponent(match[1]), seat);
+  } else {
+    board.setCells("-".repeat(27) + "OX------XO" + "-".repeat(27));
+    board.setMarks({});
+    $("status").textContent = "Start a new game";
+    openNewGame();
+  }
+}
+
+// ------------------------------------------------------------------ new game dialog
+function openNewGame() {
+  const dlg = $("newgame");
+  $("ng-error").hidden = true;
+  if (!dlg.open) dlg.showModal();
+}
+
+function buildRegionSliders() {
+  const box = document.querySelector('.ng-extra[data-for="regions"]');
+  box.innerHTML = "";
+  const rows = [["Corners", "corner", -50, 50, 30], ["Edges", "edge", -50, 50, 5],
+    ["X-squares", "x_square", -50, 50, -20], ["Look-ahead", "lookahead", 2, 10, 4]];
+  for (const [label, name, min, max, value] of rows) {
+    const row = document.createElement("label");
+    row.className = "slider";
+    row.innerHTML = `<span>${label}</span><input type="range" name="${name}" min="${min}" max="${max}" value="${value}"><output>${value}</output>`;
+    const input = row.querySelector("input");
+    input.addEventListener("input", () => { row.querySelector("output").textContent = input.value; });
+    box.appendChild(row);
+  }
+}
+
+function opponentSpec(form) {
+  const kind = form.opponent.value;
+  if (kind === "human") return { kind: "human" };
+  const spec = { kind: "ai", ai: kind };
+  if (kind === "level") spec.level = Number(form.level.value);
+  if (kind === "regions") {
+    for (const name of ["corner", "edge", "x_square", "lookahead"]) spec[name] = Number(form[name].value);
+  }
+  return spec;
+}
+
+async function startGame(ev) {
+  ev.preventDefault();
+  const form = $("newgame-form");
+  if (ev.submitter && ev.submitter.value === "cancel") { $("newgame").close(); return; }
+  const color = form.color.value;
+  const opponent = opponentSpec(form);
+  const body = { rules: form.rules.value };
+  if (color === "watch") {
+    body.black = opponent.kind === "human" ? { kind: "ai", ai: "level", level: 5 } : opponent;
+    body.white = body.black;
+  } else {
+    body[color] = { kind: "human" };
+    body[color === "black" ? "white" : "black"] = opponent;
+  }
+  const start = form.start.value.trim();
+  if (start) body.start = start;
+  $("ng-start").disabled = true;
+  try {
+    const created = await request("POST", "/api/games", body);
+    const id = created.game.id;
+    seatsStore(id, created.seats);
+    const mine = color === "watch" ? created.seats.black : created.seats[color];
+    history.pushState({}, "", `/game/${id}?seat=${mine}`);
+    $("newgame").close();
+    ui.endDismissed = null;
+    await loadGame(id, mine);
+  } catch (err) {
+    $("ng-error").textContent = err.message;
+    $("ng-error").hidden = false;
+  } finally {
+    $("ng-start").disabled = false;
+  }
+}
+
+// ------------------------------------------------------------------ wiring
+function wire() {
+  for (const id of ["opt-anim", "opt-legal"]) {
+    const box = $(id);
+    const saved = localStorage.getItem(`outflank.${id}`);
+    if (saved !== null) box.checked = saved === "1";
+    box.addEventListener("change", () => {
+      localStorage.setItem(`outflank.${id}`, box.checked ? "1" : "0");
+      renderMarks();
+    });
+  }
+  $("btn-new").addEventListener("click", openNewGame);
+  $("end-new").addEventListener("click", openNewGame);
+  $("end-replay").addEventListener("click", () => enterReplay(0));
+  $("end-close").addEventListener("click", () => {
+    ui.endDismissed = `${ui.game.id}:${ui.game.version}`;
+    renderChrome();
+  });
+  $("btn-undo").addEventListener("click", () => act("undo"));
+  $("btn-redo").addEventListener("click", () => act("redo"));
+  $("btn-hint").addEventListener("click", showHints);
+  $("rp-first").addEventListener("click", () => enterReplay(0));
+  $("rp-prev").addEventListener("click", () => stepReplay(-1));
+  $("rp-next").addEventListener("click", () => stepReplay(1));
+  $("rp-last").addEventListener("click", leaveReplay);
+  $("rp-play").addEventListener("click", toggleAutoplay);
+  $("btn-learn").addEventListener("click", () => {
+    const panel = $("learn");
+    panel.hidden = !panel.hidden;
+    $("btn-learn").setAttribute("aria-pressed", String(!panel.hidden));
+    if (!panel.hidden) {
+      refreshLearn();
+      panel.scrollIntoView({ behavior: "smooth" });
+    }
+  });
+  document.querySelectorAll(".depths button").forEach((b) => {
+    b.addEventListener("click", () => {
+      ui.learnDepth = Number(b.dataset.depth);
+      document.querySelectorAll(".depths button").forEach((x) => x.classList.toggle("on", x === b));
+      refreshLearn();
+    });
+  });
+  const sel = $("ng-opponent");
+  const syncExtra = () => {
+    document.querySelectorAll(".ng-extra").forEach((x) => { x.hidden = x.dataset.for !== sel.value; });
+  };
+  sel.addEventListener("change", syncExtra);
+  syncExtra();
+  $("ng-level").addEventListener("input", () => { $("ng-level-out").textContent = $("ng-level").value; });
+  buildRegionSliders();
+  $("newgame-form").addEventListener("submit", startGame);
+  const aiCard = $("ai-card");
+  aiCard.addEventListener("pointerdown", () => { ui.settingsFocus = true; });
+  aiCard.addEventListener("pointerup", () => { setTimeout(() => { ui.settingsFocus = false; }, 300); });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.target.tagName === "INPUT" || $("newgame").open) return;
+    if (ev.key === "ArrowLeft") stepReplay(-1);
+    else if (ev.key === "ArrowRight") stepReplay(1);
+    else if (ev.key === "Escape") leaveReplay();
+  });
+  window.addEventListener("popstate", route);
+}
+
+wire();
+route();

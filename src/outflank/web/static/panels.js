@@ -1,0 +1,153 @@
+// Side panels: players, move list, evaluation graph, AI settings, share links.
+
+const NS = "http://www.w3.org/2000/svg";
+const $ = (id) => document.getElementById(id);
+
+function svgEl(tag, attrs, parent) {
+  const node = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  parent.appendChild(node);
+  return node;
+}
+
+export function renderPlayers(state, you, counts, turn, thinkingColor) {
+  for (const color of ["black", "white"]) {
+    const p = state.players[color];
+    $(`name-${color}`).textContent = p.name;
+    const tags = [];
+    if (you === color) tags.push("you");
+    if (p.kind === "human" && you !== color) tags.push("human");
+    if (thinkingColor === color) tags.push("thinking…");
+    $(`tag-${color}`).textContent = tags.join(" · ");
+    $(`count-${color}`).textContent = counts[color];
+    $(`p-${color}`).classList.toggle("turn", turn === color);
+  }
+}
+
+export function renderMoveList(moves, cursor, viewPly, onPick) {
+  const list = $("movelist");
+  list.innerHTML = "";
+  moves.forEach((m, i) => {
+    const li = document.createElement("li");
+    li.dataset.ply = i + 1;
+    if (i >= cursor) li.classList.add("future");
+    if (i + 1 === viewPly) li.classList.add("current");
+    if (m.move === "pass") li.classList.add("pass");
+    li.innerHTML = `<span class="n">${i + 1}</span><span class="d ${m.color}"></span>${m.move}`;
+    li.title = `${m.color} ${m.move}${m.by === "ai" && m.score !== null ? ` (AI score ${m.score}, depth ${m.depth})` : ""}`;
+    li.addEventListener("click", () => onPick(i + 1));
+    list.appendChild(li);
+  });
+  const current = list.querySelector(".current");
+  if (current) current.scrollIntoView({ block: "nearest" });
+  $("moves-note").textContent = moves.length ? `${cursor} played${moves.length > cursor ? `, ${moves.length - cursor} to redo` : ""}` : "";
+}
+
+export function renderGraph(values, viewPly, onPick) {
+  const svg = $("graph");
+  svg.innerHTML = "";
+  const W = 320;
+  const H = 110;
+  const n = Math.max(values.length - 1, 1);
+  const cap = Math.max(8, ...values.map((v) => Math.min(64, Math.abs(v))));
+  const span = Math.max(n, 60);
+  const x = (i) => (i / span) * W;
+  const y = (v) => H / 2 - (Math.max(-cap, Math.min(cap, v)) / cap) * (H / 2 - 6);
+  svgEl("line", { class: "zero", x1: 0, x2: W, y1: H / 2, y2: H / 2 }, svg);
+  if (values.length) {
+    const pts = values.map((v, i) => `${x(i)},${y(v)}`).join(" ");
+    const last = x(values.length - 1);
+    const clipPos = `M0,0 H${W} V${H / 2} H0 Z`;
+    const clipNeg = `M0,${H / 2} H${W} V${H} H0 Z`;
+    const defs = svgEl("defs", {}, svg);
+    svgEl("path", { d: clipPos }, svgEl("clipPath", { id: "g-pos" }, defs));
+    svgEl("path", { d: clipNeg }, svgEl("clipPath", { id: "g-neg" }, defs));
+    const area = `0,${H / 2} ${pts} ${last},${H / 2}`;
+    svgEl("polygon", { class: "area-pos", points: area, "clip-path": "url(#g-pos)" }, svg);
+    svgEl("polygon", { class: "area-neg", points: area, "clip-path": "url(#g-neg)" }, svg);
+    svgEl("polyline", { class: "line", points: pts }, svg);
+    if (viewPly !== null && viewPly < values.length) {
+      svgEl("line", { class: "cursor", x1: x(viewPly), x2: x(viewPly), y1: 0, y2: H }, svg);
+    }
+  }
+  svg.onclick = (ev) => {
+    if (!values.length) return;
+    const rect = svg.getBoundingClientRect();
+    const ply = Math.round(((ev.clientX - rect.left) / rect.width) * span);
+    onPick(Math.max(0, Math.min(values.length - 1, ply)));
+  };
+}
+
+function slider(parent, label, name, min, max, value, onChange) {
+  const row = document.createElement("label");
+  row.className = "slider";
+  row.innerHTML = `<span>${label}</span><input type="range" min="${min}" max="${max}" value="${value}" name="${name}"><output>${value}</output>`;
+  const input = row.querySelector("input");
+  const out = row.querySelector("output");
+  input.addEventListener("input", () => { out.textContent = input.value; });
+  input.addEventListener("change", () => onChange(name, Number(input.value)));
+  parent.appendChild(row);
+  return row;
+}
+
+// Region sliders (seed 004) or the level of each AI seat; `onChange(color, spec)`.
+export function renderAISettings(state, you, onChange, focused) {
+  const card = $("ai-card");
+  const box = $("ai-settings");
+  const ais = ["black", "white"].filter((c) => state.players[c].kind === "ai");
+  card.hidden = !you || !ais.length;
+  if (card.hidden || focused) return;
+  box.innerHTML = "";
+  for (const color of ais) {
+    const spec = { ...state.players[color] };
+    delete spec.name;
+    const seat = document.createElement("div");
+    seat.className = "ai-seat";
+    seat.textContent = `${color}: ${state.players[color].name}`;
+    box.appendChild(seat);
+    const update = (name, value) => onChange(color, { ...spec, [name]: value });
+    if (spec.ai === "regions") {
+      slider(box, "Corners", "corner", -50, 50, spec.corner, update);
+      slider(box, "Edges", "edge", -50, 50, spec.edge, update);
+      slider(box, "X-squares", "x_square", -50, 50, spec.x_square, update);
+      slider(box, "Look-ahead", "lookahead", 2, 10, spec.lookahead, update);
+    } else if (spec.ai === "level") {
+      slider(box, "Level", "level", 1, 20, spec.level, update);
+    } else {
+      const note = document.createElement("div");
+      note.className = "muted";
+      note.style.fontSize = "13px";
+      note.textContent = "fixed settings (as in its seed)";
+      box.appendChild(note);
+    }
+  }
+}
+
+export function renderShare(state, you, seats) {
+  const card = $("share-card");
+  const box = $("share");
+  box.innerHTML = "";
+  const base = `${location.origin}/game/${state.id}`;
+  const links = [];
+  if (seats) {
+    for (const color of ["black", "white"]) {
+      if (color !== you && state.players[color].kind === "human" && seats[color]) {
+        links.push([`Invite (${color})`, `${base}?seat=${seats[color]}`, `invite-${color}`]);
+      }
+    }
+  }
+  links.push(["Spectators", base, "spectate"]);
+  for (const [label, url, id] of links) {
+    const row = document.createElement("div");
+    row.className = "link";
+    row.innerHTML = `<span>${label}</span><input readonly id="link-${id}" value="${url}"><button>Copy</button>`;
+    row.querySelector("button").addEventListener("click", async () => {
+      const input = row.querySelector("input");
+      input.select();
+      try { await navigator.clipboard.writeText(input.value); } catch { document.execCommand("copy"); }
+      row.querySelector("button").textContent = "Copied";
+    });
+    box.appendChild(row);
+  }
+  card.hidden = false;
+}

@@ -1,0 +1,189 @@
+"""Saved games in a real database through SQLAlchemy 2.
+
+Three tables: ``games`` (one row per game: rules, start position, players,
+undo cursor, a version number bumped on every change), ``moves`` (one row per
+ply, kept beyond the cursor so that undo can be redone) and ``seats`` (one
+row per colour, with the secret that proves a browser holds it).
+
+Every change is committed before anyone is told about it, so a game survives
+a server restart or a ``kill -9`` at any moment. SQLite is the default
+(a file path); any SQLAlchemy URL works (PostgreSQL for several processes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import threading
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    UniqueConstraint,
+    create_engine,
+    event,
+)
+from sqlalchemy.engine import Engine as SqlEngine
+from sqlalchemy.orm import (
+    DeclarativeBase,
+    Mapped,
+    Session,
+    mapped_column,
+    relationship,
+    sessionmaker,
+)
+
+__all__ = [
+    "Base",
+    "GameRow",
+    "MoveRow",
+    "SeatRow",
+    "Storage",
+    "database_url",
+    "new_game_id",
+    "new_secret",
+]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_game_id() -> str:
+    """A short random identifier that is safe in a URL."""
+    return secrets.token_urlsafe(8)
+
+
+def new_secret() -> str:
+    """A seat secret: unguessable, URL-safe."""
+    return secrets.token_urlsafe(18)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the web app's tables."""
+
+
+class GameRow(Base):
+    """One game. ``cursor`` counts the moves in effect; later moves are redoable."""
+
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    rules: Mapped[str] = mapped_column(String(16))
+    start_obf: Mapped[str] = mapped_column(String(80))
+    cursor: Mapped[int] = mapped_column(Integer, default=0)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(16), default="playing")
+    result: Mapped[str] = mapped_column(String(8), default="*")
+
+    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012 - stale writes raise
+
+    moves: Mapped[list[MoveRow]] = relationship(
+        back_populates="game", order_by="MoveRow.ply", cascade="all, delete-orphan"
+    )
+    seats: Mapped[list[SeatRow]] = relationship(
+        back_populates="game", order_by="SeatRow.color", cascade="all, delete-orphan"
+    )
+
+    def seat(self, color: str) -> SeatRow:
+        """The seat of ``"black"`` or ``"white"``."""
+        for seat in self.seats:
+            if seat.color == color:
+                return seat
+        raise KeyError(color)
+
+
+class MoveRow(Base):
+    """One ply: the move (``"f5"`` or ``"pass"``), who played it, the AI's search figures."""
+
+    __tablename__ = "moves"
+    __table_args__ = (UniqueConstraint("game_id", "ply"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    ply: Mapped[int] = mapped_column(Integer)
+    move: Mapped[str] = mapped_column(String(8))
+    color: Mapped[str] = mapped_column(String(8))
+    by: Mapped[str] = mapped_column(String(16))  # "human", "ai" or "auto" (forced pass)
+    ai_score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    ai_depth: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    ai_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+    game: Mapped[GameRow] = relationship(back_populates="moves")
+
+
+class SeatRow(Base):
+    """Who plays a colour: ``player`` is a JSON spec (human or an AI with settings)."""
+
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("game_id", "color"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    color: Mapped[str] = mapped_column(String(8))
+    secret: Mapped[str] = mapped_column(String(64), index=True)
+    player: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+    game: Mapped[GameRow] = relationship(back_populates="seats")
+
+
+def database_url(path_or_url: str) -> str:
+    """A SQLAlchemy URL from ``--db``: a URL is kept, anything else is a SQLite path."""
+    if "://" in path_or_url:
+        return path_or_url
+    return f"sqlite:///{path_or_url}"
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL: readers do not block the writer; each commit is on disk before we
+    # answer, which is what survives kill -9 of the server process.
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+class Storage:
+    """The database: an engine, a session factory and the tables created."""
+
+    def __init__(self, url: str) -> None:
+        self.url = database_url(url)
+        kwargs: dict[str, Any] = {"future": True}
+        if self.url.startswith("sqlite"):
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        else:
+            kwargs["pool_pre_ping"] = True
+        self.engine: SqlEngine = create_engine(self.url, **kwargs)
+        if self.url.startswith("sqlite"):
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        Base.metadata.create_all(self.engine)
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        sqlite = self.url.startswith("sqlite")
+        self._write_lock: contextlib.AbstractContextManager[Any] = (
+            threading.Lock() if sqlite else contextlib.nullcontext()
+        )
+
+    def writing(self) -> contextlib.AbstractContextManager[Any]:
+        """Hold this while a session writes. SQLite takes one writer at a time and
+        makes the others sleep and retry; queueing them on a lock here is fairer
+        and keeps the slowest answers short. Other databases need no lock."""
+        return self._write_lock
+
+    def session(self) -> Session:
+        """A new session; use it in a ``with`` block and commit explicitly."""
+        return self.sessions()
+
+    def close(self) -> None:
+        """Release the connection pool."""
+        self.engine.dispose()

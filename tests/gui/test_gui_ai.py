@@ -1,0 +1,153 @@
+"""The window against the real engine (outflank.engine): the AI replies from
+its worker thread, the window keeps drawing while it thinks, undo cancels
+it, hints score the legal moves, L / Shift+L change the level."""
+
+from __future__ import annotations
+
+import os
+import re
+
+os.environ["SDL_VIDEODRIVER"] = "dummy"
+os.environ["SDL_AUDIODRIVER"] = "dummy"
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+from collections.abc import Callable, Iterator
+
+import pygame
+import pytest
+
+from outflank.board import BLACK, WHITE, parse_square, square_name
+from outflank.gui.ai import AISpec
+from outflank.gui.app import App
+from outflank.gui.settings import Settings
+
+
+@pytest.fixture
+def make_app() -> Iterator[Callable[..., App]]:
+    apps: list[App] = []
+
+    def make(**changes: object) -> App:
+        base = {"ai": "greedy", "animation": False, "width": 900, "height": 640, "hint_time": 0.2}
+        app = App(Settings().replace(**{**base, **changes}))
+        apps.append(app)
+        app.step()
+        return app
+
+    yield make
+    for app in apps:
+        app.close()
+    pygame.display.quit()
+
+
+def click(app: App, name: str) -> None:
+    pos = app.layout.square_center(parse_square(name))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=pos, button=1))
+    app.step()
+
+
+def key(app: App, keycode: int, mod: int = 0) -> None:
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=keycode, mod=mod, unicode=""))
+    app.step()
+
+
+def test_the_ai_replies_to_a_click(make_app: Callable[..., App]) -> None:
+    app = make_app()
+    click(app, "f5")
+    assert app.board.ply >= 1
+    assert app.wait_idle(20)
+    app.step()
+    assert app.board.ply == 2 and app.board.turn is BLACK
+    reply = app.board.move_stack[-1]
+    assert reply.square in (parse_square(s) for s in ("d6", "f6", "f4"))
+    assert "played" in (app.scene().note or "")
+
+
+def test_the_ai_opens_when_the_human_plays_white(make_app: Callable[..., App]) -> None:
+    app = make_app(colour="white")
+    assert app.wait_idle(20)
+    assert app.board.ply == 1 and app.board.turn is WHITE
+    assert app.scene().names[BLACK] != "You" and app.scene().names[WHITE] == "You"
+
+
+def test_the_window_keeps_drawing_while_the_ai_thinks_and_undo_cancels(
+    make_app: Callable[..., App],
+) -> None:
+    app = make_app(ai="20")
+    click(app, "f5")
+    assert app.thinking
+    for _ in range(5):  # frames go on while the search runs in its thread
+        app.step()
+    assert app.thinking and app.board.ply == 1
+    assert app.scene().thinking is not None and "thinking" in app.scene().thinking
+    for _ in range(100):  # the search reports each finished depth to the panel
+        app.worker.wait(0.05)
+        app.step()
+        if "depth" in (app.scene().thinking or ""):
+            break
+    assert re.search(r"thinking\.\.\. depth \d+, [\d,]+ nodes", app.scene().thinking or "")
+    key(app, pygame.K_u)  # undo during the search: cancelled, board back
+    assert not app.thinking and app.board.ply == 0
+    assert app.worker.wait(15)  # the stopped search ends soon
+    app.step()
+    assert app.board.ply == 0 and app.board.turn is BLACK  # its late answer is dropped
+
+
+def test_hint_scores_the_legal_moves(make_app: Callable[..., App]) -> None:
+    app = make_app()
+    key(app, pygame.K_h)
+    assert app.wait_idle(20)
+    app.step()
+    legal = set(app.session.legal_squares())
+    assert app.hints and {h.square for h in app.hints} == legal
+    best = app.hints[0]
+    assert all(best.score >= h.score for h in app.hints)
+    click(app, "f5")  # playing clears the hint
+    assert app.hints == []
+
+
+def test_a_move_during_a_hint_search_drops_the_hint(make_app: Callable[..., App]) -> None:
+    app = make_app(hint_time=3.0)
+    key(app, pygame.K_h)
+    assert app.worker.kind == "hint"
+    click(app, "f5")
+    assert app.board.ply >= 1 and app.worker.kind != "hint"
+    assert app.wait_idle(20)
+    app.step()
+    assert app.board.ply == 2 and app.hints == []
+
+
+@pytest.mark.parametrize("ai", ["1", "3", "minimax4", "regions"])
+def test_weak_levels_and_seed_ais_reply_legally(make_app: Callable[..., App], ai: str) -> None:
+    app = make_app(ai=ai)
+    click(app, "f5")
+    assert app.wait_idle(20)
+    assert app.board.ply == 2 and app.board.turn is BLACK
+
+
+def test_level_keys_walk_the_ladder(make_app: Callable[..., App]) -> None:
+    app = make_app(ai="5")
+    key(app, pygame.K_l)
+    assert app.ai == AISpec("level", level=6)
+    key(app, pygame.K_l, pygame.KMOD_LSHIFT)
+    key(app, pygame.K_l, pygame.KMOD_LSHIFT)
+    assert app.ai == AISpec("level", level=4)
+    assert "level 4" in (app.scene().alert or "")
+    click(app, "f5")
+    assert app.wait_idle(30)
+    assert app.board.ply == 2
+
+
+def test_a_whole_game_against_greedy_ends_on_the_end_screen(
+    make_app: Callable[..., App],
+) -> None:
+    app = make_app()
+    for _ in range(70):
+        assert app.wait_idle(20)
+        app.step()
+        if app.end_screen:
+            break
+        squares = app.session.legal_squares()
+        corners = [sq for sq in squares if sq in (0, 7, 56, 63)]
+        click(app, square_name((corners or squares)[0]))
+    assert app.end_screen and app.scene().end is not None
+    assert app.scene().end_title in ("You win!", "The computer wins", "A draw")

@@ -1,0 +1,186 @@
+"""Seed 002's input.txt -> output.txt task, through the library and a real subprocess."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import SHARED, cli_env
+from outflank.assignment import format_value, parse_task, run_task, solve
+from outflank.board import BLACK, WHITE, Board
+from outflank.errors import OutflankError
+
+EXAMPLES = sorted(p.parent for p in (SHARED / "data" / "alphabeta").glob("*/input.txt"))
+
+SEED_INPUT = """X
+2
+********
+********
+********
+***OX***
+***XO***
+********
+********
+********
+"""
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "outflank", *args],
+        cwd=cwd,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.skipif(not EXAMPLES, reason="no reference data in ../shared/data/alphabeta")
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_reference_examples_byte_for_byte(example: Path, tmp_path: Path) -> None:
+    output = tmp_path / "output.txt"
+    run_task(example / "input.txt", output)
+    assert output.read_bytes() == (example / "expected_output.txt").read_bytes()
+
+
+def test_seed_example_embedded_byte_for_byte(tmp_path: Path) -> None:
+    """The seed's example, kept here too so it runs without ../shared."""
+    from test_classic import SEED_LOG
+
+    (tmp_path / "input.txt").write_text(SEED_INPUT)
+    run_task(tmp_path / "input.txt", tmp_path / "output.txt")
+    expected = "********\n********\n***X****\n***XX***\n***XO***\n" + "********\n" * 3 + SEED_LOG
+    assert (tmp_path / "output.txt").read_bytes() == expected.encode()
+
+
+def test_cli_defaults_to_input_and_output_in_the_current_folder(tmp_path: Path) -> None:
+    (tmp_path / "input.txt").write_text(SEED_INPUT)
+    done = run_cli("alphabeta", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "output.txt").read_bytes().decode()
+    assert text.startswith("********\n********\n***X****\n***XX***\n***XO***\n")
+    assert text.endswith("e6,1,-3,-3,-3\nroot,0,-3,-3,Infinity\n")
+    assert "\r" not in text
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_crlf_trailing_spaces_lower_case_player(tmp_path: Path) -> None:
+    messy = "x  \r\n 2 \r\n" + "".join(row + "   \r\n" for row in SEED_INPUT.splitlines()[2:])
+    (tmp_path / "in.txt").write_bytes(messy.encode())
+    done = run_cli("alphabeta", "in.txt", "out.txt", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    clean = run_task_text(SEED_INPUT, tmp_path)
+    assert (tmp_path / "out.txt").read_text() == clean
+
+
+def run_task_text(text: str, folder: Path) -> str:
+    path = folder / "clean-input.txt"
+    path.write_text(text)
+    return run_task(path, None)
+
+
+def test_blank_lines_as_in_the_seed_readme_are_ignored(tmp_path: Path) -> None:
+    spaced = "X \n\n2\n\n" + SEED_INPUT.split("\n", 2)[2] + "\n\n"
+    assert run_task_text(spaced, tmp_path) == run_task_text(SEED_INPUT, tmp_path)
+
+
+BAD_INPUTS = [
+    ("Z\n2\n" + "********\n" * 8, "line 1: the player must be X or O, not 'Z'"),
+    ("X\ntwo\n" + "********\n" * 8, "line 2: the depth must be a whole number, not 'two'"),
+    ("X\n2.5\n" + "********\n" * 8, "line 2: the depth must be a whole number"),
+    ("X\n-1\n" + "********\n" * 8, "line 2: the depth must be 0 or more, not -1"),
+    ("X\n2\n" + "********\n" * 7, "the input ends after line 9: board row 8 of 8 is missing"),
+    ("X\n2\n" + "********\n" * 3 + "*******\n" + "********\n" * 4, "line 6: board row 4"),
+    ("X\n2\n" + "********\n" * 4 + "***A****\n" + "********\n" * 3, "line 7: board row 5"),
+    ("X\n2\n" + "********\n" * 8 + "extra\n", "line 11: unexpected text after the board"),
+    ("", "the input ends at the start: the player (X or O) is missing"),
+    ("O\n", "the input ends after line 1: the depth is missing"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD_INPUTS)
+def test_bad_input_names_the_line(text: str, message: str) -> None:
+    with pytest.raises(OutflankError) as info:
+        parse_task(text)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"), [BAD_INPUTS[0], BAD_INPUTS[1], BAD_INPUTS[3], BAD_INPUTS[4]]
+)
+def test_cli_bad_input_exit_2_and_no_output(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "input.txt").write_text(text)
+    done = run_cli("alphabeta", cwd=tmp_path)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["input.txt"]
+
+
+def test_cli_bad_input_keeps_an_old_output(tmp_path: Path) -> None:
+    (tmp_path / "input.txt").write_text("Q\n")
+    (tmp_path / "output.txt").write_text("old answer\n")
+    done = run_cli("alphabeta", cwd=tmp_path)
+    assert done.returncode == 2
+    assert (tmp_path / "output.txt").read_text() == "old answer\n"
+
+
+def test_cli_missing_input_file(tmp_path: Path) -> None:
+    done = run_cli("alphabeta", "nowhere.txt", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "cannot read nowhere.txt" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_binary_input_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "input.txt"
+    path.write_bytes(b"\xff\xfe\x00X")
+    with pytest.raises(OutflankError, match="not a text file"):
+        run_task(path, tmp_path / "output.txt")
+    assert not (tmp_path / "output.txt").exists()
+
+
+def test_variants_through_the_cli(tmp_path: Path) -> None:
+    (tmp_path / "input.txt").write_text(SEED_INPUT)
+    board_rows = "********\n********\n***X****\n***XX***\n***XO***\n********\n********\n********\n"
+
+    done = run_cli("alphabeta", "--greedy", "input.txt", "-", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout == board_rows  # greedy: d3 scores 4, first
+
+    done = run_cli("alphabeta", "--minimax", "input.txt", "-", cwd=tmp_path)
+    lines = done.stdout.splitlines()
+    assert lines[8:11] == ["Node,Depth,Value", "root,0,-Infinity", "d3,1,Infinity"]
+    assert lines[-1] == "root,0,-3" and len(lines) == 8 + 1 + 33
+    # Minimax never prunes: c4's replies e3 and c5 now appear.
+    assert lines[18:24] == ["c4,1,Infinity", "c3,2,-3", "c4,1,-3", "e3,2,0", "c4,1,-3", "c5,2,0"]
+
+    done = run_cli("alphabeta", "--log-only", "input.txt", "-", cwd=tmp_path)
+    assert done.stdout.startswith("Node,Depth,Value,Alpha,Beta\nroot,0,-Infinity")
+    assert not (tmp_path / "output.txt").exists()
+
+
+def test_depth_zero_and_pass_keep_the_board(tmp_path: Path) -> None:
+    task = parse_task(SEED_INPUT.replace("2\n", "0\n", 1))
+    after, trace = solve(task)
+    assert after == Board() and trace.best_move is None
+    # O cannot move at all: both pass, the board is written unchanged.
+    lonely = "O\n3\nX*******\n" + "********\n" * 7
+    after, trace = solve(parse_task(lonely))
+    assert str(trace.best_move) == "pass" and after.black == 1 and after.white == 0
+
+
+def test_parse_task_fields() -> None:
+    task = parse_task(SEED_INPUT)
+    assert task.player is BLACK and task.depth == 2 and task.board == Board()
+    assert parse_task("o\n+3\n" + SEED_INPUT.split("\n", 2)[2]).player is WHITE
+
+
+def test_format_value() -> None:
+    assert format_value(float("inf")) == "Infinity"
+    assert format_value(float("-inf")) == "-Infinity"
+    assert format_value(-3.0) == "-3" and format_value(0) == "0"

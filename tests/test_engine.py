@@ -1,0 +1,305 @@
+"""The native engine: exact solving, depth-limited search, limits, threads."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import engine_oracle
+import oracle
+from outflank import PASS, Board
+from outflank.engine import LEVELS, Engine, MoveScore, SearchInfo, SearchResult
+from outflank.errors import GameOverError, OutflankError, SearchLimitError
+from outflank.obf import read_obf_file
+
+
+def random_position(seed: int, empties: int) -> Board:
+    """A position reached by random play with the given number of empties
+    (a retry with the next seed if the game ends first)."""
+    rng = random.Random(seed)
+    while True:
+        board = Board()
+        while board.empties > empties and not board.is_game_over():
+            board.push(rng.choice(board.legal_moves))
+        if not board.is_game_over():
+            return board
+        rng.seed(rng.random())
+
+
+def cells(board: Board) -> tuple[list[int], int]:
+    return oracle.cells_of(board.black, board.white), 1 if board.turn.name == "BLACK" else 2
+
+
+# ----------------------------------------------------------------- exact
+
+
+def _check_suite(path: Path) -> None:
+    engine = Engine(tt_mb=16)
+    for entry in read_obf_file(path):
+        result = engine.solve(entry.board)
+        assert result.exact
+        assert result.score == entry.best_score, f"{path.name}:{entry.line}"
+        assert result.best_move in entry.best_moves, f"{path.name}:{entry.line}"
+        assert entry.scores[result.pv[0]] == entry.best_score
+
+
+def test_ffo_1_19_exact_scores(ffo_dir: Path) -> None:
+    _check_suite(ffo_dir / "fforum-1-19.obf")
+
+
+@pytest.mark.slow
+def test_ffo_20_39_exact_scores(ffo_dir: Path) -> None:
+    _check_suite(ffo_dir / "fforum-20-39.obf")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_solve_matches_exhaustive_minimax(seed: int) -> None:
+    board = random_position(seed, 7)
+    c, me = cells(board)
+    expected = engine_oracle.exact(c, me)
+    result = Engine().solve(board)
+    assert result.exact and result.score == expected
+    values = engine_oracle.move_values(c, me) or {None: expected}
+    assert values[result.best_move.square] == expected
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_solve_matches_python_alphabeta_12_empties(seed: int) -> None:
+    board = random_position(100 + seed, 10 + seed % 3)
+    expected = engine_oracle.alphabeta_bits(board.player, board.opponent)
+    engine = Engine()
+    assert engine.solve(board).score == expected
+    assert engine.solve(board, wld=True).score == (expected > 0) - (expected < 0)
+
+
+def test_exact_analyze_scores_every_move() -> None:
+    board = random_position(7, 7)
+    c, me = cells(board)
+    values = engine_oracle.move_values(c, me)
+    scores = Engine().analyze(board)
+    assert {s.move.square: s.score for s in scores} == values
+    assert all(s.exact for s in scores)
+    assert [s.score for s in scores] == sorted(values.values(), reverse=True)
+
+
+def test_pv_of_a_solve_is_playable_and_reaches_the_score() -> None:
+    board = random_position(3, 12)
+    result = Engine().solve(board)
+    replay = board.copy()
+    for move in result.pv:
+        replay.push(move)
+    assert replay.is_game_over()
+    margin = replay.outcome().margin
+    assert (margin if board.turn.name == "BLACK" else -margin) == result.score
+
+
+# --------------------------------------------------------- depth-limited
+
+
+@pytest.mark.parametrize("evaluator", ["discs", "weights", "fish", "regions", "heuristic"])
+def test_search_value_equals_plain_negamax(evaluator: str) -> None:
+    probe = Engine(evaluator)
+    for seed in range(3):
+        board = random_position(200 + seed, 40 + 5 * seed)
+        engine = Engine(evaluator)
+
+        def leaf(cs: list[int], me: int) -> int:
+            black = sum(1 << i for i, v in enumerate(cs) if v == 1)
+            white = sum(1 << i for i, v in enumerate(cs) if v == 2)
+            b = Board(black, white, turn=Board().turn if me == 1 else Board().turn.other)
+            return round(probe.evaluate(b) * probe.evaluator.scale)
+
+        c, me = cells(board)
+        for depth in (1, 2, 3):
+            result = engine.search(board, depth=depth)
+            expected = engine_oracle.negamax(c, me, depth, leaf)
+            assert result.score == expected / engine.evaluator.scale, (evaluator, seed, depth)
+            assert not result.exact
+            engine.clear()
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_search_returns_a_legal_move_at_any_depth(seed: int) -> None:
+    board = random_position(300 + seed, 10 + 5 * seed)
+    engine = Engine(tt_mb=4)
+    for depth in (1, 2, 5):
+        result = engine.search(board, depth=depth)
+        assert result.best_move in board.legal_moves
+        assert 1 <= result.depth <= depth
+        replay = board.copy()
+        for move in result.pv:
+            replay.push(move)
+
+
+def test_forced_pass_returns_pass() -> None:
+    rng = random.Random(5)
+    board = Board()
+    while not board.must_pass():
+        if board.is_game_over():
+            board = Board()
+        board.push(rng.choice(board.legal_moves))
+    result = Engine().search(board, depth=3)
+    assert result.best_move == PASS and result.pv[0] == PASS
+    assert Engine().analyze(board, depth=2)[0].move == PASS
+
+
+def test_finished_game_raises() -> None:
+    board = Board.from_obf("X" * 64 + " O")
+    with pytest.raises(GameOverError):
+        Engine().search(board, depth=2)
+    with pytest.raises(GameOverError):
+        Engine().solve(board)
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [
+        {"depth": 0},
+        {"depth": -3},
+        {"depth": 61},
+        {"depth": "3"},
+        {"depth": 2.5},
+        {"time": 0},
+        {"time": -1.0},
+        {"time": float("nan")},
+        {"time": float("inf")},
+        {"nodes": 0},
+        {"nodes": -5},
+    ],
+)
+def test_bad_limits_raise(limits: dict) -> None:
+    with pytest.raises(SearchLimitError):
+        Engine().search(Board(), **limits)
+
+
+def test_bad_engine_settings_raise() -> None:
+    with pytest.raises(OutflankError):
+        Engine("nonsense")
+    with pytest.raises(OutflankError):
+        Engine("regions", corner=99)
+    with pytest.raises(OutflankError):
+        Engine("fish", colour=3)
+    with pytest.raises(OutflankError):
+        Engine(tt_mb=0)
+    with pytest.raises(SearchLimitError):
+        Engine(depth=0)
+    for n in (0, 21, "5"):
+        with pytest.raises(OutflankError):
+            Engine.level(n)  # type: ignore[arg-type]
+    with pytest.raises(OutflankError):
+        Engine.preset("grandmaster")
+
+
+def test_on_info_reports_each_depth() -> None:
+    infos: list[SearchInfo] = []
+    result = Engine().search(Board.from_transcript("f5d6c3d3c4"), depth=6, on_info=infos.append)
+    assert [i.depth for i in infos] == [1, 2, 3, 4, 5, 6]
+    assert infos[-1].score == result.score and infos[-1].pv == result.pv
+    assert all(i.nodes > 0 and i.nps > 0 for i in infos)
+    assert isinstance(result, SearchResult) and result.nodes >= infos[-1].nodes
+
+
+def test_node_and_time_limits_end_the_search() -> None:
+    board = Board.from_transcript("f5d6c3d3c4f4")
+    result = Engine().search(board, nodes=5000)
+    assert result.nodes < 5000 + 5000 and result.best_move in board.legal_moves
+    result = Engine().search(board, time=0.2)
+    assert result.best_move in board.legal_moves and result.depth >= 1
+
+
+def test_analyze_midgame_orders_moves() -> None:
+    board = Board.from_transcript("f5d6c3d3c4")
+    scores = Engine().analyze(board, depth=4)
+    assert {s.move for s in scores} == set(board.legal_moves)
+    assert all(isinstance(s, MoveScore) and not s.exact for s in scores)
+    values = [s.score for s in scores]
+    assert values == sorted(values, reverse=True)
+    best = Engine().search(board, depth=4)
+    assert values[0] == best.score
+
+
+# ---------------------------------------------------- levels and presets
+
+
+def test_levels_and_presets_choose_legal_moves() -> None:
+    board = Board.from_transcript("f5d6c3d3c4")
+    for n in LEVELS:
+        engine = Engine.level(n, time=0.05) if n >= 15 else Engine.level(n)
+        assert engine.choose_move(board) in board.legal_moves
+    for name in ("greedy", "minimax4", "heuristic", "regions", "weights", "default"):
+        assert Engine.preset(name, time=0.05).choose_move(board) in board.legal_moves
+
+
+def test_seed_004_lookahead_and_configure() -> None:
+    board = Board.from_transcript("f5d6c3d3c4")
+    engine = Engine(evaluator="regions", depth=2)
+    assert engine.search(board).depth == 2
+    engine.configure(depth=5, corner=-50, edge=50)
+    assert engine.evaluator.params["corner"] == -50
+    assert engine.search(board).depth == 5
+    engine.configure(evaluator="weights")
+    assert engine.evaluator.name == "weights"
+
+
+# ------------------------------------------------------- threads and stop
+
+
+def test_stop_ends_a_long_search_quickly() -> None:
+    board = Board.from_transcript("f5d6c3d3c4f4")
+    best = float("inf")
+    for _ in range(3):
+        engine = Engine(tt_mb=4)
+        done: dict[str, float] = {}
+
+        def work(engine: Engine = engine, done: dict = done) -> None:
+            result = engine.search(board, depth=60)
+            done["t"] = time.perf_counter()
+            done["legal"] = result.best_move in board.legal_moves
+
+        thread = threading.Thread(target=work)
+        thread.start()
+        time.sleep(0.3)
+        assert thread.is_alive()
+        asked = time.perf_counter()
+        engine.stop()
+        thread.join(5)
+        assert not thread.is_alive() and done["legal"]
+        best = min(best, done["t"] - asked)
+        if best < 0.05:
+            break
+    assert best < 0.05
+
+
+def test_search_does_not_block_other_threads() -> None:
+    board = Board.from_transcript("f5d6c3d3c4f4")
+    engine = Engine(tt_mb=4)
+    thread = threading.Thread(target=lambda: engine.search(board, depth=60))
+    thread.start()
+    counted = 0
+    deadline = time.perf_counter() + 0.3
+    while time.perf_counter() < deadline:
+        counted += 1
+    assert thread.is_alive()
+    engine.stop()
+    thread.join()
+    assert counted > 10_000
+
+
+def test_separate_engines_search_in_parallel() -> None:
+    boards = [random_position(400 + i, 30) for i in range(4)]
+    expected = [Engine().search(b, depth=5).score for b in boards]
+    results: list[float] = [0.0] * 4
+
+    def work(i: int) -> None:
+        results[i] = Engine(tt_mb=8).search(boards[i], depth=5).score
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == expected

@@ -1,0 +1,124 @@
+"""``outflank explain``: the outline, the node counts, JSON, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import cli_env
+from outflank.board import Board
+from outflank.errors import OutflankError, SearchLimitError
+from outflank.explain import explain, render_tree
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "outflank", "explain", *args],
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).parent,
+    )
+
+
+def test_outline_of_the_seed_example() -> None:
+    report = explain(Board(), 2)
+    lines = report.outline().splitlines()
+    assert lines[0].split() == ["root", "MAX", "X", "[-inf,", "+inf]", "=", "-3", "best", "d3"]
+    assert lines[1].split() == ["d3", "MIN", "O", "[-inf,", "+inf]", "=", "-3", "*"]
+    assert lines[5].split() == [
+        "c4",
+        "MIN",
+        "O",
+        "[-3,",
+        "+inf]",
+        "=",
+        "-3",
+        "cut-off:",
+        "2",
+        "pruned",
+    ]
+    assert lines[7].split() == ["e3", "pruned"] and lines[8].split() == ["c5", "pruned"]
+    assert lines[7].startswith("    e3")  # depth 2: indented twice
+    assert len(lines) == 17  # root, 4 replies, 12 grandchildren (2 of them pruned)
+    assert report.minimax_nodes == 17 and report.alphabeta_nodes == 15 and report.cutoffs == 1
+    assert "minimax 17, alpha-beta 15 (2 fewer, 11.8% saved; 1 cut-off)" in report.render()
+
+
+def test_minimax_outline_has_no_window() -> None:
+    report = explain(Board(), 1, "minimax", "discs")
+    first = report.outline().splitlines()[0]
+    assert "[" not in first and first.split()[:3] == ["root", "MAX", "X"]
+    assert report.trace.algorithm == "minimax"
+    assert report.alphabeta_nodes == report.minimax_nodes == 5
+
+
+def test_render_tree_marks_leaves() -> None:
+    tree = explain(Board(), 1).trace.tree
+    assert all(" leaf " in line for line in render_tree(tree).splitlines()[1:])
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(OutflankError, match="unknown algorithm"):
+        explain(Board(), 2, "negascout")
+    with pytest.raises(OutflankError, match="unknown evaluation"):
+        explain(Board(), 2, evaluation="vibes")
+    with pytest.raises(SearchLimitError):
+        explain(Board(), 4, max_nodes=50)  # even alpha-beta needs 119 nodes
+    with pytest.raises(SearchLimitError):
+        explain(Board(), 4, "minimax", max_nodes=200)  # minimax needs 317
+
+
+def test_minimax_too_big_only_for_its_count() -> None:
+    report = explain(Board(), 4, max_nodes=200)  # alpha-beta: 119 nodes, minimax 317
+    assert report.minimax_nodes is None and report.saved_percent is None
+    assert "minimax more than 200 (stopped), alpha-beta 119" in report.render()
+    assert report.to_dict()["comparison"]["minimax_nodes"] is None
+
+
+def test_cli_outline_and_counts() -> None:
+    done = run_cli("f5d6c3d3c4", "--depth", "3")
+    assert done.returncode == 0, done.stderr
+    assert "alpha-beta search, depth 3" in done.stdout
+    assert "nodes visited: minimax" in done.stdout and "pruned" in done.stdout
+
+
+def test_cli_json_is_the_trace() -> None:
+    obf = Board.from_transcript("f5d6").obf()
+    done = run_cli(obf, "--depth", "2", "--json", "--algorithm", "minimax")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["algorithm"] == "minimax" and data["position"] == obf
+    assert data["tree"]["move"] == "root" and data["tree"]["alpha"] is None
+    assert data["comparison"]["minimax_nodes"] == data["nodes"]
+    assert data["comparison"]["alphabeta_nodes"] <= data["nodes"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["f5z9", "--depth", "2"], "transcript move 2"),
+        (["start", "--depth", "9"], "--depth must be in 0..8"),
+    ],
+)
+def test_cli_errors(args: list[str], message: str) -> None:
+    done = run_cli(*args)
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_docstring_examples_of_the_teaching_modules() -> None:
+    import doctest
+
+    import outflank.classic
+    import outflank.classic_eval
+    import outflank.explain
+
+    for module in (outflank.classic, outflank.classic_eval, outflank.explain):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted > 0, module.__name__

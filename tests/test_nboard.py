@@ -1,0 +1,210 @@
+"""The NBoard protocol: outflank's engine as a real subprocess, outflank's
+client driving it, and broken engines forfeited without hanging."""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import cli_env
+from outflank.board import Board, Move
+from outflank.ggf import GameRecord
+from outflank.match import play_game
+from outflank.nboard import NBoardClient, parse_engine_move
+from outflank.players import ExternalPlayer, PlayerError, RandomPlayer
+
+BROKEN = Path(__file__).with_name("broken_engine.py")
+SERVER = [sys.executable, "-m", "outflank", "nboard", "--player", "greedy"]
+ENGINE = [sys.executable, "-m", "outflank", "nboard"]
+
+
+class Engine:
+    """A scripted client: raw lines in and out of the subprocess."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+            env=cli_env(),
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def until(self, predicate, timeout: float = 20.0) -> list[str]:
+        seen = []
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            assert line is not None, f"engine exited; said {seen}"
+            seen.append(line)
+            if predicate(line):
+                return seen
+
+    def close(self) -> int:
+        self.send("quit")
+        return self.proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize(("argv", "name"), [(ENGINE, "outflank"), (SERVER, "greedy")])
+def test_scripted_gui_plays_a_whole_game_with_hints(argv: list[str], name: str) -> None:
+    engine = Engine(argv)
+    engine.send("nboard 2")
+    engine.send("set depth 3")
+    engine.send("set contempt 0")
+    start = GameRecord.from_board(Board()).to_ggf()
+    engine.send(f"set game {start}")
+    engine.send("ping 1")
+    said = engine.until(lambda s: s == "pong 1")
+    assert f"set myname {name}" in said and f"set myname {name}3" in said
+    board = Board()
+    ping = 1
+    while not board.is_game_over():
+        ping += 1
+        engine.send("hint 3")
+        said = engine.until(lambda s: s.startswith("status") and s.endswith("waiting"))
+        engine.send(f"ping {ping}")
+        said += engine.until(lambda s, p=ping: s == f"pong {p}")
+        searches = [s.split() for s in said if s.startswith("search ")]
+        assert searches, said
+        for words in searches:
+            assert Move.from_str(words[1][:2]) in board.legal_moves
+            float(words[2])
+            assert words[3] == "0" and (words[4].isdigit() or words[4] == "100%")
+        if name == "outflank" and len(board.legal_moves) >= 3:
+            final = {w[1][:2] for w in searches[-3:]}
+            assert len(final) == 3  # the three best moves, one line each
+        assert said[0].startswith("status") and said[-2].endswith("is waiting")
+        engine.send("go")
+        said = engine.until(lambda s: s.startswith("status") and s.endswith("is waiting"))
+        answers = [s for s in said if s.startswith("===")]
+        assert len(answers) == 1, said
+        answer = parse_engine_move(answers[0])
+        assert answer.move in board.legal_moves
+        board.push(answer.move)
+        engine.send(f"move {str(answer.move) if not answer.move.is_pass else 'PA'}/0.5/1.0")
+    engine.send("learn")
+    engine.until(lambda s: s == "learned")
+    assert engine.close() == 0
+
+
+def test_bad_lines_are_answered_and_the_engine_lives_on() -> None:
+    engine = Engine(SERVER)
+    for bad in [
+        "hello world",
+        "set depth x",
+        "set depth 99",
+        "set game (;GM[Othello]B[z9];)",
+        "set game nonsense",
+        "move q9",
+        "move a1",
+        "nboard 7",
+        "hint x",
+        "set colour blue",
+    ]:
+        engine.send(bad)
+        said = engine.until(lambda s: s.startswith("status error"))
+        assert said[-1].startswith("status error: ")
+    engine.send("ping 5")
+    engine.until(lambda s: s == "pong 5")
+    engine.send("go")
+    said = engine.until(lambda s: s.startswith("==="))
+    assert parse_engine_move(said[-1]).move in Board().legal_moves
+    assert engine.close() == 0
+
+
+def test_outflank_client_drives_outflank_engine_through_a_game() -> None:
+    external = ExternalPlayer(ENGINE, depth=4, timeout=20, env=cli_env())
+    try:
+        assert external.name == "outflank4"
+        result = play_game(RandomPlayer(11), external)
+        assert result.forfeit is None, result.forfeit_reason
+        assert result.board.is_game_over()
+        assert all(m.eval is not None for m in result.record.moves[1::2] if not m.move.is_pass)
+        assert result.record.board() == result.board
+        hints = external.client.hint(Board(), 2)
+        assert hints and hints[0].move in Board().legal_moves
+    finally:
+        external.close()
+    assert not external.client.alive
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        ("garbage", "malformed move answer"),
+        ("hang", "timed out"),
+        ("illegal", "illegal move"),
+        ("die", "died"),
+    ],
+)
+def test_broken_engine_forfeits_without_hanging(mode: str, message: str) -> None:
+    started = time.monotonic()
+    external = ExternalPlayer([sys.executable, str(BROKEN), mode], name=mode, timeout=2.0)
+    result = play_game(RandomPlayer(1), external)
+    external.close()
+    assert result.forfeit is not None and result.winner is not None
+    assert message in result.forfeit_reason
+    assert result.record.result.startswith("+64.000:")
+    assert time.monotonic() - started < 15
+    assert not external.client.alive
+
+
+def test_engine_that_never_answers_ping_is_refused() -> None:
+    with pytest.raises(PlayerError, match="timed out"):
+        NBoardClient([sys.executable, str(BROKEN), "silent"], start_timeout=1.0)
+
+
+def test_parse_engine_move_accepts_both_styles() -> None:
+    assert parse_engine_move("=== F5/1.50/0.2").eval == 1.5
+    assert parse_engine_move("=== d6 -1.00 0.0").move == Move.from_str("d6")
+    assert parse_engine_move("=== PA").move.is_pass
+    assert parse_engine_move("=== c4//0.5") == parse_engine_move("=== C4/ /0.5")
+    assert parse_engine_move("=== c4//0.5").eval is None
+    for bad in ["===", "=== z9", "== f5", "=== f5/x"]:
+        with pytest.raises(ValueError):
+            parse_engine_move(bad)
+
+
+def test_forced_pass_is_answered_with_pa() -> None:
+    import random
+
+    for seed in range(5000):
+        rng = random.Random(seed)
+        board = Board()
+        while not board.is_game_over() and not board.must_pass():
+            board.push(rng.choice(board.legal_moves))
+        if board.must_pass():
+            break
+    engine = Engine(ENGINE)
+    engine.send("nboard 2")
+    engine.send("set depth 2")
+    engine.send(f"set game {GameRecord.from_board(board).to_ggf()}")
+    engine.send("go")
+    said = engine.until(lambda s: s.startswith("==="))
+    assert parse_engine_move(said[-1]).move.is_pass
+    engine.send("move PA")
+    engine.send("go")
+    said = engine.until(lambda s: s.startswith("==="))
+    board.push("pass")
+    assert parse_engine_move(said[-1]).move in board.legal_moves
+    assert engine.close() == 0

@@ -1,0 +1,174 @@
+"""Players and the game runner: specs, the seed's greedy AI, forfeits."""
+
+from __future__ import annotations
+
+import pytest
+
+from outflank.board import BLACK, WHITE, Board, Move
+from outflank.errors import OutflankError
+from outflank.ggf import parse_ggf
+from outflank.match import play_game
+from outflank.players import (
+    BasePlayer,
+    GreedyPlayer,
+    HumanPlayer,
+    Player,
+    RandomPlayer,
+    fish_score,
+    make_player,
+)
+
+
+def test_specs_build_players() -> None:
+    assert isinstance(make_player("human"), HumanPlayer)
+    assert isinstance(make_player("random:5"), RandomPlayer)
+    assert make_player("random:5").name == "random:5"
+    assert isinstance(make_player(" Greedy "), GreedyPlayer)
+    assert isinstance(make_player("greedy"), Player)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["", "nobody", "random:x", "level:abc", "classic:dfs:3", "nboard:", "engine:depth", "human:2"],
+)
+def test_bad_specs_are_clean_errors(spec: str) -> None:
+    with pytest.raises(OutflankError):
+        make_player(spec)
+
+
+def test_missing_engine_program_is_a_clean_error() -> None:
+    with pytest.raises(OutflankError, match="cannot start engine"):
+        make_player("nboard:/nonexistent/engine-binary --nboard")
+
+
+def test_random_is_reproducible() -> None:
+    a = play_game(RandomPlayer(3), RandomPlayer(4))
+    b = play_game(RandomPlayer(3), RandomPlayer(4))
+    assert a.board.move_stack == b.board.move_stack
+    assert a.board.is_game_over()
+
+
+def test_fish_score_matches_the_seed_on_the_start_position() -> None:
+    board = Board()
+    assert fish_score(board, BLACK) == 0
+    board.play("d3")  # black: d3 d4 d5 e4 (4 discs), white: e5
+    assert fish_score(board, BLACK) == 4 - 1
+    assert fish_score(board, WHITE) == 1 - 4
+
+
+def test_fish_corner_and_adjacent_squares() -> None:
+    # black owns a1 and b2, white owns b1 (next to a1) and g7 (next to h8)
+    board = Board.from_ascii(
+        "XO......\n.X......\n........\n........\n........\n........\n......O.\n........",
+    )
+    # for black, squares next to a1 (which black owns) count 3 whoever holds
+    # them: a1 25 + b2 3 - b1 3; g7 counts -5 (black lacks h8): - (-5)
+    assert fish_score(board, BLACK) == 25 + 3 - 3 + 5
+    # for white, a1's neighbours count -5 (white lacks a1), g7 too:
+    # white's b1 -5 and g7 -5, black's a1 -25 and b2 -(-5)
+    assert fish_score(board, WHITE) == -5 - 5 - 25 + 5
+
+
+def test_greedy_takes_a_corner() -> None:
+    board = Board.from_ascii(
+        "........\n.O......\n..O.....\n...XO...\n...OX...\n........\n........\n........",
+    )
+    assert Move.from_str("a1") in board.legal_moves
+    assert str(GreedyPlayer().choose_move(board)) == "a1"
+
+
+def test_greedy_beats_random_mostly() -> None:
+    wins = 0
+    for seed in range(6):
+        black = play_game(GreedyPlayer(), RandomPlayer(seed))
+        white = play_game(RandomPlayer(seed), GreedyPlayer())
+        wins += (black.margin > 0) + (white.margin < 0)
+    assert wins >= 8
+
+
+class _Crasher(BasePlayer):
+    def choose_move(self, board: Board) -> Move:
+        raise RuntimeError("boom")
+
+
+class _Cheater(BasePlayer):
+    def choose_move(self, board: Board) -> Move:
+        return Move.from_str("a1")
+
+
+@pytest.mark.parametrize("bad", [_Crasher("crasher"), _Cheater("cheater")])
+def test_failing_player_forfeits_and_is_recorded(bad: BasePlayer) -> None:
+    result = play_game(RandomPlayer(1), bad)
+    assert result.forfeit is WHITE
+    assert result.margin == 64 and result.winner is BLACK
+    assert bad.name in result.forfeit_reason
+    rec = parse_ggf(result.record.to_ggf())
+    assert rec.result == "+64.000:r"
+    assert "forfeits" in rec.tags["C"]
+
+
+def test_human_player_reads_until_legal() -> None:
+    answers = iter(["zz", "a1", "f5"])
+    told: list[str] = []
+    human = HumanPlayer(ask=lambda prompt: next(answers), tell=told.append)
+    assert str(human.choose_move(Board())) == "f5"
+    assert len(told) == 2 and "legal" in told[1]
+
+
+def test_record_holds_evals_and_times() -> None:
+    result = play_game(GreedyPlayer(), RandomPlayer(2))
+    rec = result.record
+    assert rec.black == "greedy" and rec.white == "random:2"
+    assert rec.board() == result.board
+    assert rec.moves[0].eval is not None and rec.moves[0].time is not None
+    assert rec.score == result.margin
+
+
+def test_classic_alphabeta_player_plays_legal_games() -> None:
+    player = make_player("classic:alphabeta:2")
+    assert player.name == "classic:alphabeta:2"
+    result = play_game(player, RandomPlayer(5))
+    assert result.forfeit is None and result.board.is_game_over()
+    assert make_player("classic:minimax:1").choose_move(Board()) in Board().legal_moves
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "level:1",
+        "level:6",
+        "minimax4",
+        "weights",
+        "engine:evaluator=regions,corner=40,edge=10,x_square=-30,depth=2",
+        "engine:depth=2,evaluator=heuristic",
+    ],
+)
+def test_engine_players_finish_games(spec: str) -> None:
+    player = make_player(spec)
+    result = play_game(player, GreedyPlayer())
+    assert result.forfeit is None, result.forfeit_reason
+    assert result.board.is_game_over()
+    player.close()
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("level:0", "1..20"),
+        ("engine:depth=0", "depth"),
+        ("engine:evaluator=bogus", "unknown evaluator"),
+        ("engine:time=-1", "time"),
+    ],
+)
+def test_bad_engine_specs(spec: str, message: str) -> None:
+    with pytest.raises(OutflankError, match=message):
+        make_player(spec)
+
+
+def test_deeper_engine_beats_greedy() -> None:
+    wins = 0
+    for opening in ("f5d6c3d3c4", "f5f6e6f4g5"):
+        start = Board.from_transcript(opening)
+        wins += play_game(make_player("level:8"), GreedyPlayer(), start=start).margin > 0
+        wins += play_game(GreedyPlayer(), make_player("level:8"), start=start).margin < 0
+    assert wins >= 3

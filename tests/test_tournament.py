@@ -1,0 +1,167 @@
+"""Tournaments: planning, a real parallel tournament, forfeits, Elo, replay."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import cli_env
+from outflank.board import Board
+from outflank.errors import OutflankError
+from outflank.ggf import read_ggf_file
+from outflank.tournament import (
+    OPENINGS,
+    GameOutcome,
+    elo_ratings,
+    plan_games,
+    run_tournament,
+)
+
+BROKEN = Path(__file__).with_name("broken_engine.py")
+
+
+def test_openings_are_legal_and_distinct() -> None:
+    boards = [Board.from_transcript(moves) for moves in OPENINGS.values()]
+    assert len(set(boards)) == len(boards)
+    for board in boards:
+        assert not board.is_game_over()
+        assert min(board.score()) >= 3  # no near wipe-out
+
+
+def test_plan_pairs_every_opening_with_both_colours() -> None:
+    tasks = plan_games(["a", "b", "c"], openings=2)
+    assert len(tasks) == 3 * 2 * 2
+    seen = {(t.black, t.white, t.opening_name) for t in tasks}
+    for t in tasks:
+        assert (t.white, t.black, t.opening_name) in seen
+    gauntlet = plan_games(["a", "b", "c"], gauntlet=True, openings=1, rounds=2)
+    assert len(gauntlet) == 2 * 2 * 2
+    assert all("a" in (t.black, t.white) for t in gauntlet)
+
+
+@pytest.mark.parametrize(
+    ("players", "kwargs", "message"),
+    [
+        (["greedy"], {}, "at least two"),
+        (["greedy", "greedy"], {}, "only once"),
+        (["greedy", "random"], {"openings": 99}, "openings"),
+        (["greedy", "random"], {"openings": ["z9z9"]}, "transcript"),
+        (["greedy", "random"], {"rounds": 0}, "rounds"),
+    ],
+)
+def test_bad_plans_are_refused(players, kwargs, message) -> None:
+    with pytest.raises(OutflankError, match=message):
+        plan_games(players, **kwargs)
+
+
+def test_bad_specs_refused_before_playing() -> None:
+    with pytest.raises(OutflankError, match="unknown player"):
+        run_tournament(["greedy", "grandmaster"])
+    with pytest.raises(OutflankError, match="human"):
+        run_tournament(["greedy", "human"])
+
+
+def test_three_players_in_parallel_give_a_sane_table(tmp_path: Path) -> None:
+    seen: list[int] = []
+    result = run_tournament(
+        ["greedy", "random:1", "random:2"],
+        openings=2,
+        workers=2,
+        out_dir=tmp_path,
+        on_game=lambda g, done, total: seen.append(done),
+    )
+    assert len(result.games) == 12 and seen == list(range(1, 13))
+    by_name = {s.name: s for s in result.standings}
+    assert sum(s.games for s in result.standings) == 24
+    for s in result.standings:
+        assert s.wins + s.draws + s.losses == s.games == 8
+    assert sum(s.points for s in result.standings) == 12
+    assert sum(s.discs for s in result.standings) == 0
+    assert abs(sum(s.elo for s in result.standings)) < 1e-6
+    assert result.standings[0].name == "greedy"
+    assert by_name["greedy"].score > 0.7
+    table = result.table()
+    assert table.count("\n") == 4 and "| 1 | greedy |" in table
+    records = read_ggf_file(tmp_path / "games.ggf")
+    assert len(records) == 12
+    assert all(r.board().is_game_over() for r in records)
+    assert len(list((tmp_path / "games").glob("*.ggf"))) == 12
+    assert (tmp_path / "results.md").read_text().startswith("| # | player")
+    assert (tmp_path / "ratings.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_broken_engine_forfeits_and_the_tournament_goes_on(tmp_path: Path) -> None:
+    hang = f"nboard:timeout=1 name=hang {sys.executable} {BROKEN} hang"
+    garbage = f"nboard:timeout=1 name=garbage {sys.executable} {BROKEN} garbage"
+    result = run_tournament(
+        ["random:1", hang, garbage], openings=1, workers=2, out_dir=tmp_path, plot=False
+    )
+    assert len(result.games) == 6
+    by_name = {s.name: s for s in result.standings}
+    assert by_name["random:1"].wins == 4
+    assert by_name[hang].forfeits + by_name[garbage].forfeits == 6
+    assert result.standings[0].name == "random:1"
+    forfeited = [r for r in read_ggf_file(tmp_path / "games.ggf") if "C" in r.tags]
+    assert len(forfeited) == 6
+    assert any("timed out" in r.tags["C"] for r in forfeited)
+
+
+def test_elo_orders_players_by_results() -> None:
+    games = [GameOutcome(i, "a", "b", "x", 10, None, "", 60, 0.0, "") for i in range(6)] + [
+        GameOutcome(10 + i, "b", "c", "x", 4, None, "", 60, 0.0, "") for i in range(4)
+    ]
+    ratings = elo_ratings(["a", "b", "c"], games)
+    assert ratings["a"][0] > ratings["b"][0] > ratings["c"][0]
+    assert all(err > 0 for _, err in ratings.values())
+
+
+def test_tournament_and_replay_commands(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    proc = subprocess.run(
+        [sys.executable, "-m", "outflank", "tournament", "greedy", "random:3",
+         "--openings", "tiger", "--workers", "1", "--out", str(out), "--no-plot"],
+        capture_output=True, text=True, env=cli_env(), timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "| 1 | greedy | 2 |" in proc.stdout
+    assert "[2/2]" in proc.stderr
+    replay = subprocess.run(
+        [sys.executable, "-m", "outflank", "replay", str(out / "games.ggf"), "--game", "2"],
+        capture_output=True, text=True, env=cli_env(), timeout=60,
+    )  # fmt: skip
+    assert replay.returncode == 0, replay.stderr
+    assert "game 2/2: random:3 (black) vs greedy (white)" in replay.stdout
+    assert "\n1. black f5" in replay.stdout and "final: black" in replay.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "outflank", "replay", str(out / "results.md")],
+        capture_output=True, text=True, env=cli_env(), timeout=60,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "error" in bad.stderr
+
+
+def test_replay_step_mode_reads_enter_and_quits(tmp_path: Path) -> None:
+    path = tmp_path / "g.ggf"
+    path.write_text("(;GM[Othello]PB[a]PW[b]RE[?]B[f5]W[d6]B[c3];)\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "outflank", "replay", str(path), "--step"],
+        input="\n\nq\n", capture_output=True, text=True, env=cli_env(), timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "1. black f5" in proc.stdout and "2. white d6" in proc.stdout
+    assert "3. black c3" not in proc.stdout
+
+
+def test_ray_backend_without_ray_is_a_clear_error() -> None:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        with pytest.raises(OutflankError, match="pip install"):
+            run_tournament(["greedy", "random:1"], openings=1, backend="ray")
+    else:  # Ray is installed: the backend plays the games
+        result = run_tournament(["greedy", "random:1"], openings=1, backend="ray")
+        assert len(result.games) == 2
+    with pytest.raises(OutflankError, match="unknown backend"):
+        run_tournament(["greedy", "random:1"], openings=1, backend="dask")

@@ -1,0 +1,89 @@
+"""Terminal play through a real subprocess over a pipe."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import cli_env
+
+
+def play(stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "outflank.tui", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=60,
+    )
+
+
+def test_moves_hint_undo_and_quit_over_a_pipe() -> None:
+    proc = play("zz\nhint\nf5\nundo\nd3\npass\nquit\n", "--white", "greedy")
+    out = proc.stdout
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b[" not in out  # no colours through a pipe
+    assert "black (X) [d3 c4 f5 e6]> zz" in out
+    assert "not a move or command: 'zz'" in out
+    assert "hint: " in out
+    assert "white (O) greedy plays" in out
+    assert "move taken back" in out
+    # after undo the start position is back, then d3 is played
+    assert out.count("black (X) 2, white (O) 2: black to move") >= 2
+    assert "black (X) [d3 c4 f5 e6]> d3" in out
+    assert "you can pass only when you have no move" in out
+    assert out.rstrip().endswith("bye")
+
+
+def test_illegal_move_is_refused() -> None:
+    proc = play("a1\nquit\n", "--white", "random:1")
+    assert "illegal move a1; legal: d3 c4 f5 e6" in proc.stdout
+    assert proc.returncode == 0
+
+
+def test_computer_game_runs_to_the_result() -> None:
+    proc = play("", "--black", "random:2", "--white", "greedy", "--rules", "reversi")
+    assert proc.returncode == 0, proc.stderr
+    assert "game over: black" in proc.stdout
+
+
+def test_end_of_input_quits_cleanly() -> None:
+    proc = play("", "--white", "greedy")
+    assert proc.returncode == 0
+    assert "end of input" in proc.stdout
+
+
+def test_bad_player_spec_is_one_line_error() -> None:
+    proc = play("", "--white", "bogus")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().startswith("outflank play: error: unknown player 'bogus'")
+
+
+def test_colour_board_marks_discs_legal_moves_and_last_move() -> None:
+    from rich.console import Console
+
+    from outflank.board import Board
+    from outflank.tui import render_board
+
+    board = Board()
+    board.play("f5")
+    text = render_board(board, color=True, last=board.peek())
+    plain, legend = text.plain.rsplit("\n", 1)
+    assert plain.count("●") == 5 and legend == "black ● 4  white ○ 1"
+    assert plain.count("·") == len(board.legal_moves)
+    console = Console(force_terminal=True, color_system="truecolor", width=40)
+    with console.capture() as capture:
+        console.print(text)
+    assert "\x1b[" in capture.get()  # styled on a terminal
+    assert any("underline" in str(span.style) for span in text.spans)
+
+
+def test_outflank_play_othello_hands_over_to_the_tui() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "outflank", "play", "othello", "--white", "level:3"],
+        input="f5\nhint\nquit\n", capture_output=True, text=True, env=cli_env(), timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "white (O) level:3 plays" in proc.stdout
+    assert "hint: " in proc.stdout and "(" in proc.stdout.split("hint: ")[1].splitlines()[0]

@@ -1,0 +1,209 @@
+"""The REST API through FastAPI's test client, on a real SQLite file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from outflank.board import Board
+from outflank.web.app import create_app
+from web.conftest import move, new_game
+
+START_LEGAL = ["d3", "c4", "f5", "e6"]
+
+
+def test_new_game_state(client: TestClient) -> None:
+    game_id, seats, state = new_game(client)
+    assert set(seats) == {"black", "white"} and seats["black"] != seats["white"]
+    assert state["board"] == Board().obf()[:64]
+    assert state["turn"] == "black" and state["status"] == "playing"
+    assert sorted(state["legal"]) == sorted(START_LEGAL)
+    assert state["counts"] == {"black": 2, "white": 2}
+    assert "secret" not in str(state) and seats["black"] not in str(state)
+    got = client.get(f"/api/games/{game_id}", params={"seat": seats["white"]}).json()
+    assert got["you"] == "white"
+    assert client.get(f"/api/games/{game_id}").json()["you"] is None
+
+
+def test_moves_flip_and_alternate(client: TestClient) -> None:
+    game_id, seats, state = new_game(client)
+    after = move(client, game_id, seats["black"], "f5").json()
+    assert after["turn"] == "white" and after["last"] == "f5"
+    assert after["counts"] == {"black": 4, "white": 1}
+    assert after["moves"][0]["flips"] == [36]  # e5
+    assert after["version"] > state["version"]
+    after = move(client, game_id, seats["white"], "d6").json()
+    assert after["transcript"] == "f5d6"
+    assert after["board"] == Board.from_transcript("f5d6").obf()[:64]
+
+
+def _unchanged(client: TestClient, game_id: str, before: dict) -> None:
+    now = client.get(f"/api/games/{game_id}").json()
+    assert now["version"] == before["version"]
+    assert now["board"] == before["board"] and now["moves"] == before["moves"]
+
+
+@pytest.mark.parametrize(
+    ("who", "square", "status", "words"),
+    [
+        ("black", "a1", 400, "illegal move a1"),
+        ("black", "z9", 400, "not a square"),
+        ("black", "pass", 400, "cannot pass"),
+        ("white", "d3", 409, "not your turn"),
+        ("nobody", "d3", 403, "holds no seat"),
+        ("", "d3", 422, "seat"),
+    ],
+)
+def test_bad_moves_leave_the_game_unchanged(
+    client: TestClient, who: str, square: str, status: int, words: str
+) -> None:
+    game_id, seats, before = new_game(client)
+    seat = seats.get(who, "not-a-secret" if who else "")
+    response = move(client, game_id, seat, square)
+    assert response.status_code == status
+    assert words in response.json()["error"]
+    _unchanged(client, game_id, before)
+
+
+def test_malformed_requests(client: TestClient) -> None:
+    game_id, seats, before = new_game(client)
+    url = f"/api/games/{game_id}/moves"
+    headers = {"Content-Type": "application/json"}
+    bad = client.post(url, content=b'{"seat": "x", "move": ', headers=headers)
+    assert bad.status_code == 422 and bad.json()["error"] == "malformed JSON in the request body"
+    assert client.post(url, json=["d3"]).json()["error"] == "the request body must be a JSON object"
+    extra = client.post(url, json={"seat": seats["black"], "move": "d3", "x": 1})
+    assert extra.status_code == 422 and "x" in extra.json()["error"]
+    wrong_type = client.post(url, json={"seat": seats["black"], "move": 5})
+    assert wrong_type.status_code == 422
+    huge = client.post(url, json={"seat": seats["black"], "move": "d3" * 100})
+    assert huge.status_code == 422
+    _unchanged(client, game_id, before)
+    bad_game = client.post("/api/games", json={"black": {"kind": "robot"}})
+    assert bad_game.status_code == 422
+    bad_slider = client.post(
+        "/api/games", json={"white": {"kind": "ai", "ai": "regions", "corner": 99}}
+    )
+    assert bad_slider.status_code == 422 and "corner" in bad_slider.json()["error"]
+    bad_start = client.post("/api/games", json={"start": "f5f5", "white": {"kind": "human"}})
+    assert bad_start.status_code == 400 and "bad start position" in bad_start.json()["error"]
+
+
+def test_unknown_game(client: TestClient) -> None:
+    for response in (
+        client.get("/api/games/nope"),
+        client.post("/api/games/nope/moves", json={"seat": "x", "move": "d3"}),
+        client.post("/api/games/nope/undo", json={"seat": "x"}),
+        client.get("/api/games/nope/transcript"),
+        client.get("/api/games/" + "x" * 500),
+    ):
+        assert response.status_code == 404
+        assert "unknown game" in response.json()["error"]
+    assert client.get("/api/no/such/route").status_code == 404
+
+
+def test_game_over_refuses_moves(client: TestClient) -> None:
+    # Reversi rule: the game ends as soon as the side to move cannot move.
+    obf = "OX" + "-" * 62 + " X"
+    game_id, seats, state = new_game(client, start=obf, rules="reversi")
+    assert state["status"] == "over" and state["result"]["score"] == "1/2-1/2"
+    response = move(client, game_id, seats["black"], "c1")
+    assert response.status_code == 409 and "over" in response.json()["error"]
+
+
+def test_forced_pass_is_played_and_recorded(client: TestClient) -> None:
+    obf = "OX" + "-" * 62 + " X"  # black cannot move; white can (c1)
+    game_id, seats, state = new_game(client, start=obf)
+    assert state["moves"][0] == {**state["moves"][0], "move": "pass", "by": "auto"}
+    assert state["turn"] == "white" and state["legal"] == ["c1"]
+    after = move(client, game_id, seats["white"], "c1").json()
+    assert after["status"] == "over" and after["result"]["winner"] == "white"
+
+
+def test_start_from_transcript_and_undo_redo(client: TestClient) -> None:
+    game_id, seats, state = new_game(client, start="f5d6c3d3c4")
+    assert state["cursor"] == 5 and state["turn"] == "white"
+    black, white = seats["black"], seats["white"]
+    state = move(client, game_id, white, "f4").json()
+    state = move(client, game_id, black, "f6").json()
+    # undo by white: back to white's last turn (before f4)
+    undone = client.post(f"/api/games/{game_id}/undo", json={"seat": white}).json()
+    assert undone["cursor"] == 5 and undone["redo"] == 2 and undone["turn"] == "white"
+    redone = client.post(f"/api/games/{game_id}/redo", json={"seat": white}).json()
+    assert redone["cursor"] == 7 and redone["board"] == state["board"]
+    assert client.post(f"/api/games/{game_id}/redo", json={"seat": white}).status_code == 409
+    # undo by black: back to black's last turn (before f6); a new move drops the redo
+    undone = client.post(f"/api/games/{game_id}/undo", json={"seat": black}).json()
+    assert undone["cursor"] == 6 and undone["turn"] == "black"
+    replaced = move(client, game_id, black, "e6")
+    assert replaced.status_code == 200, replaced.text
+    assert replaced.json()["redo"] == 0 and replaced.json()["transcript"] == "f5d6c3d3c4f4e6"
+    spectator = client.post(f"/api/games/{game_id}/undo", json={"seat": "nope"})
+    assert spectator.status_code == 403
+
+
+def test_nothing_to_undo(client: TestClient) -> None:
+    game_id, seats, _ = new_game(client)
+    response = client.post(f"/api/games/{game_id}/undo", json={"seat": seats["black"]})
+    assert response.status_code == 409 and "nothing to undo" in response.json()["error"]
+
+
+def test_transcript_export(client: TestClient) -> None:
+    game_id, _, _ = new_game(client, start="f5d6c3")
+    text = client.get(f"/api/games/{game_id}/transcript").text
+    assert text.strip() == "f5d6c3"
+    obf = Board.from_transcript("f5d6").obf()
+    other, _, _ = new_game(client, start=obf)
+    assert client.get(f"/api/games/{other}/transcript").text.splitlines()[0] == obf
+
+
+def test_list_games_and_info(client: TestClient) -> None:
+    game_id, _, _ = new_game(client)
+    listed = client.get("/api/games").json()["games"]
+    assert listed[0]["id"] == game_id and listed[0]["black"] == "Human"
+    info = client.get("/api/info").json()
+    assert {o["ai"] for o in info["opponents"]} >= {"level", "greedy", "regions"}
+
+
+def test_long_poll_returns_newer_version(client: TestClient) -> None:
+    game_id, seats, state = new_game(client)
+    move(client, game_id, seats["black"], "f5")
+    polled = client.get(
+        f"/api/games/{game_id}", params={"since": state["version"], "wait": 5}
+    ).json()
+    assert polled["version"] > state["version"] and polled["last"] == "f5"
+    # nothing new: returns after the wait with the same version
+    same = client.get(
+        f"/api/games/{game_id}", params={"since": polled["version"], "wait": 0.2}
+    ).json()
+    assert same["version"] == polled["version"]
+
+
+def test_restart_resumes_the_game(db_path: Path) -> None:
+    with TestClient(create_app(str(db_path), ai_delay=0.0)) as first:
+        game_id, seats, _ = new_game(first, start="f5d6")
+        state = move(first, game_id, seats["black"], "c3").json()
+    with TestClient(create_app(str(db_path), ai_delay=0.0)) as second:
+        again = second.get(f"/api/games/{game_id}").json()
+        assert again["board"] == state["board"] and again["moves"] == state["moves"]
+        assert again["turn"] == "white"
+        cont = move(second, game_id, seats["white"], "d3")
+        assert cont.status_code == 200 and cont.json()["transcript"] == "f5d6c3d3"
+
+
+def test_serve_rejects_a_bad_port() -> None:
+    import subprocess
+    import sys
+
+    from conftest import cli_env
+
+    done = subprocess.run(
+        [sys.executable, "-m", "outflank", "serve", "--port", "70000"],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=60,
+    )
+    assert done.returncode == 2 and "port must be in 0..65535" in done.stderr

@@ -1,0 +1,58 @@
+"""The per-game WebSocket: states pushed to players and spectators, actions, errors."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from web.conftest import move, new_game
+
+
+def test_players_and_spectators_receive_moves(client: TestClient) -> None:
+    game_id, seats, _ = new_game(client)
+    with (
+        client.websocket_connect(f"/ws/games/{game_id}?seat={seats['black']}") as black,
+        client.websocket_connect(f"/ws/games/{game_id}") as spectator,
+    ):
+        hello = black.receive_json()
+        assert hello["type"] == "state" and hello["you"] == "black"
+        assert spectator.receive_json()["you"] is None
+        black.send_json({"type": "move", "move": "f5"})
+        for ws in (black, spectator):
+            event = ws.receive_json()
+            assert event["type"] == "state" and event["state"]["last"] == "f5"
+        # a REST move reaches the sockets too
+        move(client, game_id, seats["white"], "d6")
+        assert spectator.receive_json()["state"]["transcript"] == "f5d6"
+        assert black.receive_json()["state"]["turn"] == "black"
+
+
+def test_socket_errors_keep_the_connection(client: TestClient) -> None:
+    game_id, seats, _ = new_game(client)
+    with client.websocket_connect(f"/ws/games/{game_id}?seat={seats['white']}") as white:
+        white.receive_json()
+        white.send_text("{not json")
+        assert white.receive_json() == {
+            "type": "error",
+            "status": 400,
+            "error": "malformed JSON message",
+        }
+        white.send_json({"type": "move", "move": "d3"})
+        error = white.receive_json()
+        assert error["status"] == 409 and "not your turn" in error["error"]
+        white.send_json({"type": "dance"})
+        assert white.receive_json()["status"] == 400
+        white.send_json({"type": "move"})
+        assert "needs 'move'" in white.receive_json()["error"]
+        white.send_json({"type": "ping"})
+        assert white.receive_json() == {"type": "pong"}
+    with client.websocket_connect(f"/ws/games/{game_id}") as spectator:
+        spectator.receive_json()
+        spectator.send_json({"type": "move", "move": "d3"})
+        assert spectator.receive_json()["status"] == 403
+    assert client.get(f"/api/games/{game_id}").json()["moves"] == []
+
+
+def test_unknown_game_socket(client: TestClient) -> None:
+    with client.websocket_connect("/ws/games/missing") as ws:
+        event = ws.receive_json()
+        assert event["type"] == "error" and event["status"] == 404
