@@ -178,6 +178,8 @@ def test_parse_engine_move_accepts_both_styles() -> None:
     assert parse_engine_move("=== F5/1.50/0.2").eval == 1.5
     assert parse_engine_move("=== d6 -1.00 0.0").move == Move.from_str("d6")
     assert parse_engine_move("=== PA").move.is_pass
+    assert parse_engine_move("=== c4//0.5") == parse_engine_move("=== C4/ /0.5")
+    assert parse_engine_move("=== c4//0.5").eval is None
     for bad in ["===", "=== z9", "== f5", "=== f5/x"]:
         with pytest.raises(ValueError):
             parse_engine_move(bad)

@@ -82,19 +82,18 @@ class _Analysis:
     nodes: int = 0
 
 
+InfoSink = Callable[[_Analysis], None]
+
+
 class _Analyst:
     """What the server needs from a searcher: a best move and move hints."""
 
     name = ENGINE_NAME
 
-    def best(
-        self, board: Board, depth: int | None, on_info: Callable[[_Analysis], None]
-    ) -> _Analysis:
+    def best(self, board: Board, depth: int | None, on_info: InfoSink) -> _Analysis:
         raise NotImplementedError
 
-    def hints(
-        self, board: Board, n: int, depth: int | None, on_info: Callable[[_Analysis], None]
-    ) -> list[_Analysis]:
+    def hints(self, board: Board, n: int, depth: int | None, on_info: InfoSink) -> list[_Analysis]:
         raise NotImplementedError
 
     def stop(self) -> None:
@@ -113,7 +112,7 @@ class _EngineAnalyst(_Analyst):
     def _limits(self, depth: int | None) -> dict[str, Any]:
         return {"depth": depth} if depth is not None else {}
 
-    def best(self, board, depth, on_info):  # type: ignore[no-untyped-def]
+    def best(self, board: Board, depth: int | None, on_info: InfoSink) -> _Analysis:
         def info(i: Any) -> None:
             pv = list(i.pv)
             if pv:
@@ -124,7 +123,7 @@ class _EngineAnalyst(_Analyst):
             res.best_move, float(res.score), int(res.depth), list(res.pv), bool(res.exact)
         )
 
-    def hints(self, board, n, depth, on_info):  # type: ignore[no-untyped-def]
+    def hints(self, board: Board, n: int, depth: int | None, on_info: InfoSink) -> list[_Analysis]:
         best = self.best(board, depth, on_info)
         if n <= 1 or best.move.is_pass:
             return [best]
@@ -146,12 +145,12 @@ class _PlayerAnalyst(_Analyst):
         self.player = player
         self.name = player.name.replace(" ", "_")
 
-    def best(self, board, depth, on_info):  # type: ignore[no-untyped-def]
+    def best(self, board: Board, depth: int | None, on_info: InfoSink) -> _Analysis:
         move = self.player.choose_move(board.copy())
         return _Analysis(move, self.player.last_eval, 1, [move])
 
-    def hints(self, board, n, depth, on_info):  # type: ignore[no-untyped-def]
-        return [self.best(board, depth, on_info)]
+    def hints(self, board: Board, n: int, depth: int | None, on_info: InfoSink) -> list[_Analysis]:
+        return [self.best(board, depth, on_info)]  # a plain player knows one move
 
 
 class NBoardServer:
@@ -435,15 +434,18 @@ def parse_engine_move(line: str) -> EngineAnswer:
     body = line.strip()
     if not body.startswith("==="):
         raise ValueError(f"not a move answer: {line!r}")
-    parts = [p for p in re.split(r"[/\s]+", body[3:].strip()) if p]
-    if not parts or len(parts) > 3:
+    rest = body[3:].strip()
+    parts = rest.split("/") if "/" in rest else rest.split()
+    if not parts or not parts[0].strip() or len(parts) > 3:
         raise ValueError(f"malformed move answer: {line!r}")
+    numbers: list[float | None] = []
     try:
         move = Move.from_str(parts[0])
-        numbers = [_parse_eval(p) for p in parts[1:]]
+        for part in parts[1:]:
+            numbers.append(_parse_eval(part) if part.strip() else None)
     except (OutflankError, ValueError):
         raise ValueError(f"malformed move answer: {line!r}") from None
-    numbers += [None] * (2 - len(numbers))  # type: ignore[list-item]
+    numbers += [None] * (2 - len(numbers))
     return EngineAnswer(move, numbers[0], numbers[1])
 
 

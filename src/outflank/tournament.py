@@ -26,7 +26,7 @@ from pathlib import Path
 
 from outflank.board import Board
 from outflank.errors import OutflankError
-from outflank.ggf import GameRecord, parse_ggf
+from outflank.ggf import GameRecord
 from outflank.match import play_game
 from outflank.players import make_player
 
@@ -525,8 +525,3 @@ def run_tournament(
         result.out_dir = Path(out_dir)
         save_results(result, result.out_dir, plot=plot)
     return result
-
-
-def load_games(path: str | Path) -> list[GameRecord]:
-    """The games a tournament saved (``games.ggf``)."""
-    return [parse_ggf(line) for line in Path(path).read_text().splitlines() if line.strip()]
