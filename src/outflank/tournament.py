@@ -342,19 +342,19 @@ def _bt_fit(
         wins[j] += 0.5
         count[(i, j)] = count.get((i, j), 0) + 1
     gamma = [1.0] * n
+    pairs = list(count.items())
     for _ in range(500):
-        new = []
-        for i in range(n):
-            denom = 0.0
-            for (a, b), c in count.items():
-                if a == i or b == i:
-                    denom += c / (gamma[a] + gamma[b])
-            new.append(wins[i] / denom if denom > 0 and wins[i] > 0 else 1e-6)
+        denom = [0.0] * n
+        for (a, b), c in pairs:
+            share = c / (gamma[a] + gamma[b])
+            denom[a] += share
+            denom[b] += share
+        new = [wins[i] / denom[i] if denom[i] > 0 and wins[i] > 0 else 1e-6 for i in range(n)]
         mean_log = sum(math.log(g) for g in new) / n
         new = [g / math.exp(mean_log) for g in new]
         delta = max(abs(math.log(a / b)) for a, b in zip(new, gamma, strict=True))
         gamma = new
-        if delta < 1e-9:
+        if delta < 1e-7:
             break
     return [400 * math.log10(g) for g in gamma]
 
