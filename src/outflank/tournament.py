@@ -92,6 +92,11 @@ class GameOutcome:
     def black_points(self) -> float:
         return 1.0 if self.margin > 0 else (0.5 if self.margin == 0 else 0.0)
 
+    @property
+    def void(self) -> bool:
+        """True for a game that could not be played (not rated)."""
+        return self.reason.startswith("void:")
+
 
 @dataclass
 class PlayerStanding:
@@ -146,6 +151,8 @@ class TournamentResult:
         names = [s.name for s in self.standings]
         pts: dict[tuple[str, str], list[float]] = {}
         for g in self.games:
+            if g.void:
+                continue
             pts.setdefault((g.black, g.white), []).append(g.black_points)
             pts.setdefault((g.white, g.black), []).append(1 - g.black_points)
         short = [f"{i + 1}" for i in range(len(names))]
@@ -289,10 +296,12 @@ def _run_local(
 
 
 def _void(task: Task, reason: str) -> GameOutcome:
-    """A game that could not be played by anyone's fault: a draw, noted."""
+    """A game no player could be blamed for (a worker process died): saved
+    with the reason, left out of the standings and the ratings."""
+    reason = f"void: {reason}"
     board = Board.from_transcript(task.opening, rules=task.rules)
     record = GameRecord.from_board(board, black=task.black, white=task.white)
-    record.result = "0.000"
+    record.result = "?"
     record.tags["C"] = reason
     return GameOutcome(
         task.number, task.black, task.white, task.opening_name, 0, None, reason, 0, 0.0,
@@ -389,6 +398,7 @@ def elo_ratings(
 def standings(players: Sequence[str], games: Sequence[GameOutcome]) -> list[PlayerStanding]:
     """Per-player counts and Elo, best first."""
     table = {name: PlayerStanding(name) for name in players}
+    games = [g for g in games if not g.void]
     for g in games:
         for name, sign, points in ((g.black, 1, g.black_points), (g.white, -1, 1 - g.black_points)):
             s = table[name]
