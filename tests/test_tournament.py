@@ -165,3 +165,15 @@ def test_ray_backend_without_ray_is_a_clear_error() -> None:
         assert len(result.games) == 2
     with pytest.raises(OutflankError, match="unknown backend"):
         run_tournament(["greedy", "random:1"], openings=1, backend="dask")
+
+
+def test_void_games_are_kept_but_not_rated() -> None:
+    from outflank.tournament import Task, TournamentResult, _void, standings
+
+    played = [GameOutcome(i, "a", "b", "x", 10, None, "", 60, 0.0, "") for i in range(3)]
+    void = _void(Task(9, "b", "a", "tiger", "f5d6c3d3c4"), "worker died")
+    assert void.void and "worker died" in void.ggf
+    table = standings(["a", "b"], [*played, void])
+    assert {s.name: s.games for s in table} == {"a": 3, "b": 3}
+    result = TournamentResult(["a", "b"], [*played, void], table)
+    assert "3/3" in result.crosstable() and "0/3" in result.crosstable()

@@ -92,6 +92,11 @@ class GameOutcome:
     def black_points(self) -> float:
         return 1.0 if self.margin > 0 else (0.5 if self.margin == 0 else 0.0)
 
+    @property
+    def void(self) -> bool:
+        """True for a game that could not be played (not rated)."""
+        return self.reason.startswith("void:")
+
 
 @dataclass
 class PlayerStanding:
@@ -146,6 +151,8 @@ class TournamentResult:
         names = [s.name for s in self.standings]
         pts: dict[tuple[str, str], list[float]] = {}
         for g in self.games:
+            if g.void:
+                continue
             pts.setdefault((g.black, g.white), []).append(g.black_points)
             pts.setdefault((g.white, g.black), []).append(1 - g.black_points)
         short = [f"{i + 1}" for i in range(len(names))]
@@ -289,10 +296,12 @@ def _run_local(
 
 
 def _void(task: Task, reason: str) -> GameOutcome:
-    """A game that could not be played by anyone's fault: a draw, noted."""
+    """A game no player could be blamed for (a worker process died): saved
+    with the reason, left out of the standings and the ratings."""
+    reason = f"void: {reason}"
     board = Board.from_transcript(task.opening, rules=task.rules)
     record = GameRecord.from_board(board, black=task.black, white=task.white)
-    record.result = "0.000"
+    record.result = "?"
     record.tags["C"] = reason
     return GameOutcome(
         task.number, task.black, task.white, task.opening_name, 0, None, reason, 0, 0.0,
@@ -342,19 +351,19 @@ def _bt_fit(
         wins[j] += 0.5
         count[(i, j)] = count.get((i, j), 0) + 1
     gamma = [1.0] * n
+    pairs = list(count.items())
     for _ in range(500):
-        new = []
-        for i in range(n):
-            denom = 0.0
-            for (a, b), c in count.items():
-                if a == i or b == i:
-                    denom += c / (gamma[a] + gamma[b])
-            new.append(wins[i] / denom if denom > 0 and wins[i] > 0 else 1e-6)
+        denom = [0.0] * n
+        for (a, b), c in pairs:
+            share = c / (gamma[a] + gamma[b])
+            denom[a] += share
+            denom[b] += share
+        new = [wins[i] / denom[i] if denom[i] > 0 and wins[i] > 0 else 1e-6 for i in range(n)]
         mean_log = sum(math.log(g) for g in new) / n
         new = [g / math.exp(mean_log) for g in new]
         delta = max(abs(math.log(a / b)) for a, b in zip(new, gamma, strict=True))
         gamma = new
-        if delta < 1e-9:
+        if delta < 1e-7:
             break
     return [400 * math.log10(g) for g in gamma]
 
@@ -389,6 +398,7 @@ def elo_ratings(
 def standings(players: Sequence[str], games: Sequence[GameOutcome]) -> list[PlayerStanding]:
     """Per-player counts and Elo, best first."""
     table = {name: PlayerStanding(name) for name in players}
+    games = [g for g in games if not g.void]
     for g in games:
         for name, sign, points in ((g.black, 1, g.black_points), (g.white, -1, 1 - g.black_points)):
             s = table[name]
