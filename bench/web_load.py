@@ -134,7 +134,11 @@ async def play_games(
 
 async def load(base: str, games: int, seconds: float, moves_over: str, stats: Stats) -> float:
     ws_base = base.replace("http://", "ws://")
-    limits = httpx.Limits(max_connections=games + 8, max_keepalive_connections=games + 8)
+    # idle connections are dropped by the client before the server's keep-alive
+    # timeout closes them (else a request may race the server's close)
+    limits = httpx.Limits(
+        max_connections=games + 8, max_keepalive_connections=games + 8, keepalive_expiry=2.0
+    )
     async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as http:
         started = time.monotonic()
         deadline = started + seconds

@@ -54,5 +54,7 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # a bad URL, an unwritable file...
         raise OutflankError(f"cannot open the database {args.db!r}: {exc}") from None
     print(f"outflank: serving on http://{args.host}:{args.port}/ (database: {args.db})", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    uvicorn.run(
+        app, host=args.host, port=args.port, log_level=args.log_level, timeout_keep_alive=30
+    )
     return 0

@@ -65,7 +65,7 @@ def describe(player: dict[str, Any]) -> str:
         return player.get("name") or "Human"
     text = OPPONENTS.get(player.get("ai") or "", "AI").format(level=player.get("level"))
     if player.get("ai") == "regions":
-        text += f" · look-ahead {player.get('lookahead')}"
+        text = f"Regions · look-ahead {player.get('lookahead')}"
     return text
 
 

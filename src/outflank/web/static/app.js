@@ -311,7 +311,10 @@ async function showHints() {
     ui.hints = data.moves;
     const best = data.moves[0];
     renderChrome();
-    if (best) $("status").innerHTML = `Hint for ${data.turn}: best is <b>&nbsp;${best.move}&nbsp;</b> (${best.score > 0 ? "+" : ""}${best.score ?? ""})`;
+    if (best) {
+      const v = best.score === null ? "" : ` (${best.score > 0 ? "+" : ""}${Math.round(best.score * 10) / 10}${best.exact ? " exact" : ""})`;
+      $("status").innerHTML = `Hint for ${data.turn}: best is&nbsp;<b>${best.move}</b>${v}`;
+    }
   } catch (err) {
     toast(err.message, "error");
     renderChrome();

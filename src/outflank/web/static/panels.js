@@ -17,6 +17,7 @@ export function renderPlayers(state, you, counts, turn, thinkingColor) {
     const tags = [];
     if (you === color) tags.push("you");
     if (p.kind === "human" && you !== color) tags.push("human");
+    if (p.kind === "ai") tags.push("computer");
     if (thinkingColor === color) tags.push("thinking…");
     $(`tag-${color}`).textContent = tags.join(" · ");
     $(`count-${color}`).textContent = counts[color];
