@@ -65,7 +65,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 @pytest.fixture(scope="module")
@@ -232,3 +236,44 @@ def test_ai_against_ai_finishes(server: str, page: Any) -> None:
     page.wait_for_selector("#endscreen:not([hidden])", timeout=60000)
     black, white = _count(page, "black"), _count(page, "white")
     assert black + white <= 64 and black + white > 4
+
+
+def _pass_position() -> tuple[str, str]:
+    """A position (OBF) where black has a move after which white must pass."""
+    rng = random.Random(1)
+    while True:
+        board = Board()
+        while not board.is_game_over() and board.empties > 4:
+            if board.turn.name == "BLACK":
+                for move in board.legal_moves:
+                    after = board.copy()
+                    after.push(move)
+                    if after.must_pass():
+                        return board.obf(), str(move)
+            board.push(rng.choice(board.legal_moves))
+
+
+def test_a_pass_is_announced(server: str, page: Any) -> None:
+    obf, square = _pass_position()
+    _new_game(page, server, "human", start=obf)
+    page.wait_for_selector(f"[data-legal={square}]")
+    page.click(f"rect[data-square={square}]")
+    page.wait_for_selector("#toast:has-text('White has no legal move and passes')")
+    page.wait_for_function("document.querySelectorAll('#movelist li.pass').length === 1")
+    page.wait_for_selector("#status:has-text('Your move (black)')")
+
+
+def test_rest_fallback_without_websocket(server: str, browser: Any) -> None:
+    context = browser.new_context()
+    context.add_init_script("window.WebSocket = undefined;")  # as behind a proxy without it
+    page = context.new_page()
+    _new_game(page, server, "human")
+    game_id = page.url.split("/game/")[1].split("?")[0]
+    page.click("rect[data-square=f5]")  # sent over REST
+    page.wait_for_selector("#count-black:text-is('4')")
+    white = page.input_value("#link-invite-white").split("seat=")[1]
+    _api(server, f"/api/games/{game_id}/moves", {"seat": white, "move": "d6"})
+    # the page learns of the other side's move by long polling
+    page.wait_for_selector("circle.disc[data-square=d6][data-color=white]")
+    page.wait_for_selector("#status:has-text('Your move (black)')")
+    context.close()

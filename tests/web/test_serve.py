@@ -75,4 +75,8 @@ def test_game_survives_kill_9(tmp_path: Path) -> None:
             assert exc.code == 409
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -55,6 +55,11 @@ def run(args: argparse.Namespace) -> int:
         raise OutflankError(f"cannot open the database {args.db!r}: {exc}") from None
     print(f"outflank: serving on http://{args.host}:{args.port}/ (database: {args.db})", flush=True)
     uvicorn.run(
-        app, host=args.host, port=args.port, log_level=args.log_level, timeout_keep_alive=30
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        timeout_keep_alive=30,
+        timeout_graceful_shutdown=3,  # long polls and sockets must not hold a stop
     )
     return 0
