@@ -444,6 +444,7 @@ class GameService:
             game.updated = datetime.now(UTC)  # touches the game row: its version moves on
             self._commit(session)
             state = self._publish_state(game)
+        self._stop_thinking(game_id)  # a search with the old settings is thrown away
         self._schedule_ai(game_id)
         return state
 

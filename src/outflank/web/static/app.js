@@ -237,7 +237,13 @@ function onEvent(event) {
     const info = $("engine-info");
     info.hidden = false;
     const nps = event.nps ? `${(event.nps / 1e6).toFixed(2)} Mn/s` : "";
-    info.textContent = `${event.color} · depth ${event.depth} · score ${event.score > 0 ? "+" : ""}${event.score} · ${event.nodes.toLocaleString()} nodes · ${nps} · ${event.pv.join(" ")}`;
+    const score = event.score === null ? "?" : `${event.score > 0 ? "+" : ""}${Math.round(event.score * 100) / 100}`;
+    info.innerHTML = "";
+    info.append(`${cap(event.color)} · depth ${event.depth} · score ${score} · ${event.nodes.toLocaleString()} nodes · ${nps}`);
+    const pv = document.createElement("span");
+    pv.className = "pv";
+    pv.textContent = `pv ${event.pv.join(" ")}`;
+    info.append(pv);
   } else if (event.type === "error") {
     ui.pending = false;
     toast(event.error, "error");

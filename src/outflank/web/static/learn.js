@@ -65,6 +65,7 @@ export class LearnView {
       `value <b>${fmt(trace.value)}</b> · <b>${trace.nodes ?? "?"}</b> nodes searched · ` +
       `<b>${cut}</b> cut-offs · tree of ${count(this.tree)} nodes`;
     this.draw();
+    this.centerRoot();
   }
 
   message(text) {
@@ -113,6 +114,12 @@ export class LearnView {
       this.drawNode(nodes, node, y);
     };
     visit(this.tree);
+  }
+
+  // Scroll the tree's box so that the root is in view.
+  centerRoot() {
+    const wrap = this.svg.parentElement;
+    if (wrap && this.tree) wrap.scrollLeft = Math.max(0, this.tree._x - wrap.clientWidth / 2);
   }
 
   drawNode(parent, node, y) {
