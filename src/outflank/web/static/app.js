@@ -146,6 +146,7 @@ function renderChrome() {
   $("rp-first").disabled = ply === 0;
   $("rp-prev").disabled = ply === 0;
   $("rp-next").disabled = ui.viewPly === null;
+  $("rp-play").disabled = g.cursor === 0;
   $("rp-last").disabled = ui.viewPly === null;
   const banner = $("replay-banner");
   banner.hidden = ui.viewPly === null;
@@ -422,6 +423,7 @@ async function loadGame(id, seat) {
     const state = await request("GET", `/api/games/${encodeURIComponent(id)}${q}`);
     ui.you = state.you;
     if (seat && !state.you) toast("This link's seat is not valid: watching only", "error");
+    if (seat && state.you) localStorage.setItem(`outflank.mine.${id}`, seat);
     board.setCells(state.board);
     onEvent({ type: "state", you: state.you, state });
     ui.conn = new GameConnection(id, seat, onEvent);
@@ -449,6 +451,33 @@ function openNewGame() {
   const dlg = $("newgame");
   $("ng-error").hidden = true;
   if (!dlg.open) dlg.showModal();
+  showRecent();
+}
+
+// Recent games, with this browser's seat when it created or joined them.
+async function showRecent() {
+  try {
+    const { games } = await request("GET", "/api/games?limit=8");
+    const list = $("recent-list");
+    list.innerHTML = "";
+    for (const g of games) {
+      const mine = localStorage.getItem(`outflank.mine.${g.id}`);
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = `/game/${g.id}` + (mine ? `?seat=${mine}` : "");
+      const names = document.createElement("span");
+      names.textContent = `${g.black} vs ${g.white}`;
+      const meta = document.createElement("span");
+      meta.className = "meta";
+      meta.textContent = `${g.plies} moves · ${g.status === "over" ? g.result : mine ? "your game" : "watch"}`;
+      a.append(names, meta);
+      li.append(a);
+      list.append(li);
+    }
+    $("recent").hidden = games.length === 0;
+  } catch {
+    $("recent").hidden = true;
+  }
 }
 
 function buildRegionSliders() {
