@@ -80,3 +80,29 @@ def test_game_survives_kill_9(tmp_path: Path) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def test_serve_reports_a_busy_port_and_a_bad_database(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "outflank", "serve", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            env=cli_env(),
+            cwd=tmp_path,
+            timeout=60,
+        )
+    assert done.returncode == 2 and "Address already in use" in done.stderr
+    done = subprocess.run(
+        [sys.executable, "-m", "outflank", "serve", "--db", str(tmp_path / "no" / "x.db")],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith("unable to open database file")
+    assert len(done.stderr.strip().splitlines()) == 1
