@@ -40,7 +40,13 @@ export function renderMoveList(moves, cursor, viewPly, onPick) {
     list.appendChild(li);
   });
   const current = list.querySelector(".current");
-  if (current) current.scrollIntoView({ block: "nearest" });
+  if (current) {
+    // scroll the list only, never the page
+    const top = current.offsetTop; // the list is the offset parent
+    if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - current.offsetHeight) {
+      list.scrollTop = top - list.clientHeight / 2;
+    }
+  }
   $("moves-note").textContent = moves.length ? `${cursor} played${moves.length > cursor ? `, ${moves.length - cursor} to redo` : ""}` : "";
 }
 
