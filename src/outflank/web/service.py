@@ -9,11 +9,13 @@ computed for a position that has changed meanwhile (an undo) is thrown away.
 from __future__ import annotations
 
 import contextlib
+import hmac
 import importlib
 import logging
 import re
 import threading
 import time
+import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -39,6 +41,8 @@ log = logging.getLogger("outflank.web")
 COLORS = ("black", "white")
 _EAGER = (selectinload(GameRow.moves), selectinload(GameRow.seats))  # 3 queries per load
 EVAL_DEPTH = 4
+_LOCK_STRIPES = 64
+_EVAL_CACHE = 20000
 
 
 class GameError(Exception):
@@ -128,27 +132,26 @@ class GameService:
         self.ai_delay = ai_delay
         self._ai_pool = ThreadPoolExecutor(workers, thread_name_prefix="outflank-ai")
         self._analysis_pool = ThreadPoolExecutor(analysts, thread_name_prefix="outflank-analysis")
-        self._locks_guard = threading.Lock()
-        self._locks: dict[str, threading.Lock] = {}
+        # striped per-game locks: bounded memory however many games there are
+        self._locks = [threading.Lock() for _ in range(_LOCK_STRIPES)]
         self._ai_guard = threading.Lock()
         self._ai_running: set[str] = set()
         self._ai_again: set[str] = set()
         self._thinking: dict[str, tuple[str, Any]] = {}
         self._evals: OrderedDict[tuple[int, int, int, str], float] = OrderedDict()
+        self._evals_lock = threading.Lock()
         self._closed = False
 
     # ------------------------------------------------------------ plumbing
     @contextlib.contextmanager
     def _game_lock(self, game_id: str) -> Iterator[None]:
-        with self._locks_guard:
-            lock = self._locks.setdefault(game_id, threading.Lock())
-        with lock:
+        with self._locks[zlib.crc32(game_id.encode()) % _LOCK_STRIPES]:
             yield
 
     def _load(self, session: Session, game_id: str) -> GameRow:
         game = session.get(GameRow, game_id, options=_EAGER) if len(game_id) <= 32 else None
         if game is None:
-            raise GameError(404, f"unknown game {game_id!r}")
+            raise GameError(404, f"unknown game {game_id[:40]!r}")
         return game
 
     @staticmethod
@@ -157,7 +160,7 @@ class GameService:
         if not secret:
             return None
         for seat in game.seats:
-            if seat.secret == secret:
+            if hmac.compare_digest(seat.secret.encode(), secret.encode()):
                 return seat.color
         return None
 
@@ -580,12 +583,14 @@ class GameService:
             values = []
             for item in boards:
                 key = (item.black, item.white, int(item.turn), item.rules.value)
-                value = self._evals.get(key)
+                with self._evals_lock:
+                    value = self._evals.get(key)
                 if value is None:
                     value = self.thinker.evaluate(item, EVAL_DEPTH)
-                    self._evals[key] = value
-                    while len(self._evals) > 20000:
-                        self._evals.popitem(last=False)
+                    with self._evals_lock:
+                        self._evals[key] = value
+                        while len(self._evals) > _EVAL_CACHE:
+                            self._evals.popitem(last=False)
                 values.append(value)
             return values
 
