@@ -112,3 +112,32 @@ def test_restart_lets_a_waiting_ai_move(db_path: Path) -> None:
     with TestClient(create_app(str(db_path), ai_delay=0.0)) as second:
         state = wait_for(second, game_id, lambda s: s["cursor"] == 2)
         assert state["moves"][1]["by"] == "ai"
+
+
+def test_reversi_rules_with_an_ai(client: TestClient) -> None:
+    game_id, seats, state = new_game(
+        client, rules="reversi", white={"kind": "ai", "ai": "heuristic"}
+    )
+    assert state["rules"] == "reversi"
+    move(client, game_id, seats["black"], "f5")
+    state = wait_for(client, game_id, lambda s: s["cursor"] == 2)
+    board = Board.from_transcript(state["transcript"], rules="reversi")
+    assert board.obf()[:64] == state["board"]
+    hints = client.get(f"/api/games/{game_id}/hints").json()["moves"]
+    assert sorted(h["move"] for h in hints) == sorted(state["legal"])
+
+
+def test_websocket_streams_the_ai_search(client: TestClient) -> None:
+    game_id, seats, _ = new_game(client, white={"kind": "ai", "ai": "minimax4"})
+    with client.websocket_connect(f"/ws/games/{game_id}?seat={seats['black']}") as ws:
+        ws.receive_json()
+        ws.send_json({"type": "move", "move": "f5"})
+        events = []
+        while not (events and events[-1]["type"] == "state" and events[-1]["state"]["cursor"] == 2):
+            events.append(ws.receive_json())
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "state" and "thinking" in kinds
+    infos = [e for e in events if e["type"] == "info"]
+    assert infos and infos[-1]["depth"] == 4 and infos[-1]["color"] == "white"
+    assert {"score", "nodes", "nps", "pv"} <= set(infos[-1])
+    assert kinds.index("thinking") < kinds.index("info")
