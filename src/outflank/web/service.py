@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -355,7 +356,7 @@ class GameService:
     def _commit(self, session: Session) -> None:
         try:
             session.commit()
-        except StaleDataError:
+        except (StaleDataError, IntegrityError):  # another process wrote this game first
             session.rollback()
             raise GameError(409, "the game changed meanwhile; reload and try again") from None
 
