@@ -1,6 +1,6 @@
 """Perft benchmark: leaves, seconds and leaves/s per depth from the start.
 
-    python bench/perft.py [MAX_DEPTH]
+python bench/perft.py [MAX_DEPTH]
 """
 
 from __future__ import annotations

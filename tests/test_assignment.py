@@ -156,6 +156,8 @@ def test_variants_through_the_cli(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert lines[8:11] == ["Node,Depth,Value", "root,0,-Infinity", "d3,1,Infinity"]
     assert lines[-1] == "root,0,-3" and len(lines) == 8 + 1 + 33
+    # Minimax never prunes: c4's replies e3 and c5 now appear.
+    assert lines[18:24] == ["c4,1,Infinity", "c3,2,-3", "c4,1,-3", "e3,2,0", "c4,1,-3", "c5,2,0"]
 
     done = run_cli("alphabeta", "--log-only", "input.txt", "-", cwd=tmp_path)
     assert done.stdout.startswith("Node,Depth,Value,Alpha,Beta\nroot,0,-Infinity")

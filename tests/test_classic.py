@@ -409,8 +409,8 @@ def test_alphabeta_agrees_with_minimax(seed: int, plies: int, depth: int) -> Non
     check_agreement(random_position(seed, plies), depth)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32), plies=st.integers(30, 60))
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), plies=st.integers(34, 60))
 def test_alphabeta_agrees_with_minimax_depth_4(seed: int, plies: int) -> None:
     check_agreement(random_position(seed, plies), 4)
 

@@ -70,7 +70,7 @@ def test_deterministic(seed: int, plies: int) -> None:
 
 def test_start_position_is_balanced() -> None:
     board = Board()
-    assert abs(_core.eval_default(board.player, board.opponent)) <= 100
+    assert abs(_core.eval_default(board.player, board.opponent)) <= 200  # within 2 discs
 
 
 def test_owning_corners_is_good_for_the_mover() -> None:

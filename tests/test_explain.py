@@ -69,7 +69,16 @@ def test_bad_arguments() -> None:
     with pytest.raises(OutflankError, match="unknown evaluation"):
         explain(Board(), 2, evaluation="vibes")
     with pytest.raises(SearchLimitError):
-        explain(Board(), 4, max_nodes=50)
+        explain(Board(), 4, max_nodes=50)  # even alpha-beta needs 119 nodes
+    with pytest.raises(SearchLimitError):
+        explain(Board(), 4, "minimax", max_nodes=200)  # minimax needs 317
+
+
+def test_minimax_too_big_only_for_its_count() -> None:
+    report = explain(Board(), 4, max_nodes=200)  # alpha-beta: 119 nodes, minimax 317
+    assert report.minimax_nodes is None and report.saved_percent is None
+    assert "minimax more than 200 (stopped), alpha-beta 119" in report.render()
+    assert report.to_dict()["comparison"]["minimax_nodes"] is None
 
 
 def test_cli_outline_and_counts() -> None:

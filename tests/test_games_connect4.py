@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from outflank.errors import IllegalMoveError, InvalidMoveError, OutflankError
-from outflank.games import ConnectFour, Searcher, search
+from outflank.games import ConnectFour, Game, Searcher, search
 
 
 def position(moves: str, **size: int) -> ConnectFour:
@@ -152,6 +154,16 @@ def test_bitboards_match_a_naive_grid(data: st.DataObject) -> None:
         for c in range(cols):
             for r in range(rows):
                 assert game.cell(c, r) == grid.at(c, r)
+        for player in (0, 1):  # the unrolled k=4 formula against the general one
+            assert game.threats(player) == game._threats_any_k(game.bitboards[player]) & (
+                game._board_mask & ~game._mask
+            )
+        fast = game.winning_move()  # bitboards, against the generic play/undo scan
+        assert (fast is None) == (Game.winning_move(game) is None)
+        if fast is not None:
+            game.play(fast)
+            assert game.winner() == 1 - game.turn
+            game.undo()
         if over:
             break
         history.append((game.key(), game.render(), game.heuristic()))
@@ -162,3 +174,17 @@ def test_bitboards_match_a_naive_grid(data: st.DataObject) -> None:
         game.undo()
         assert (game.key(), game.render(), game.heuristic()) == history.pop()
     assert game.ply == 0 and game.bitboards == (0, 0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ai_beats_a_random_player(seed: int) -> None:
+    rng = random.Random(seed)
+    game = ConnectFour()
+    ai = seed % 2  # the AI moves first in half of the games
+    searcher = Searcher()
+    while not game.is_over():
+        if game.turn == ai:
+            game.play(searcher.search(game, depth=4).best_move)
+        else:
+            game.play(rng.choice(game.legal_moves()))
+    assert game.winner() == ai

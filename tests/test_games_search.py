@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import random
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from outflank.board import Board, Move
 from outflank.errors import OutflankError, SearchLimitError
@@ -123,6 +126,39 @@ def test_othello_adapter_agrees_with_classic_alphabeta() -> None:
             trace = alphabeta(board.copy(), depth)
             result = search(OthelloGame(board), depth=depth)
             assert result.score == trace.value, (transcript, depth)
+
+
+def clean_horizon(board: Board, depth: int) -> bool:
+    """No pass and no finished game within ``depth`` plies (where engines may differ)."""
+    if board.is_game_over() or board.must_pass():
+        return False
+    if depth == 0:
+        return True
+    for move in board.legal_moves:
+        board.push(move)
+        clean = clean_horizon(board, depth - 1)
+        board.pop()
+        if not clean:
+            return False
+    return True
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), plies=st.integers(0, 40), depth=st.integers(1, 3))
+def test_othello_adapter_agrees_with_the_engine(seed: int, plies: int, depth: int) -> None:
+    engine = pytest.importorskip("outflank.engine")
+    rng = random.Random(seed)
+    board = Board()
+    for _ in range(plies):
+        moves = [m for m in board.legal_moves if not m.is_pass]
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    assume(board.empties > depth + 10 and clean_horizon(board, depth))
+    expected = engine.Engine(evaluator="weights", tt_mb=1).search(board, depth=depth)
+    result = Searcher().search(OthelloGame(board), depth=depth)
+    assert result.score == expected.score
+    assert result.score == plain_minimax(board, depth)
 
 
 def test_othello_adapter_plays_passes_and_ends() -> None:

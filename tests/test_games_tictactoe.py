@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from outflank.errors import IllegalMoveError, InvalidMoveError, OutflankError
-from outflank.games import MNK, Searcher, TicTacToe, solve
+from outflank.games import MNK, Game, Searcher, TicTacToe, solve
 from outflank.games.search import describe_score
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
@@ -196,6 +196,12 @@ def test_play_undo_round_trip(data: st.DataObject) -> None:
     snapshots = []
     while not game.is_over():
         snapshots.append((game.key(), game.render(), game.turn, game.legal_moves()))
+        fast = game.winning_move()  # windows, against the generic play/undo scan
+        assert (fast is None) == (Game.winning_move(game) is None)
+        if fast is not None:
+            game.play(fast)
+            assert game.winner() == 1 - game.turn
+            game.undo()
         game.play(data.draw(st.sampled_from(game.legal_moves())))
     copy = game.copy()
     while snapshots:

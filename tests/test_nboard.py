@@ -21,6 +21,7 @@ from outflank.players import ExternalPlayer, PlayerError, RandomPlayer
 
 BROKEN = Path(__file__).with_name("broken_engine.py")
 SERVER = [sys.executable, "-m", "outflank", "nboard", "--player", "greedy"]
+ENGINE = [sys.executable, "-m", "outflank", "nboard"]
 
 
 class Engine:
@@ -64,8 +65,9 @@ class Engine:
         return self.proc.wait(timeout=10)
 
 
-def test_scripted_gui_plays_a_whole_game_with_hints() -> None:
-    engine = Engine(SERVER)
+@pytest.mark.parametrize(("argv", "name"), [(ENGINE, "outflank"), (SERVER, "greedy")])
+def test_scripted_gui_plays_a_whole_game_with_hints(argv: list[str], name: str) -> None:
+    engine = Engine(argv)
     engine.send("nboard 2")
     engine.send("set depth 3")
     engine.send("set contempt 0")
@@ -73,23 +75,30 @@ def test_scripted_gui_plays_a_whole_game_with_hints() -> None:
     engine.send(f"set game {start}")
     engine.send("ping 1")
     said = engine.until(lambda s: s == "pong 1")
-    assert "set myname greedy" in said and "set myname greedy3" in said
+    assert f"set myname {name}" in said and f"set myname {name}3" in said
     board = Board()
     ping = 1
     while not board.is_game_over():
         ping += 1
         engine.send("hint 3")
+        said = engine.until(lambda s: s.startswith("status") and s.endswith("waiting"))
         engine.send(f"ping {ping}")
-        said = engine.until(lambda s, p=ping: s == f"pong {p}")
+        said += engine.until(lambda s, p=ping: s == f"pong {p}")
         searches = [s.split() for s in said if s.startswith("search ")]
         assert searches, said
         for words in searches:
             assert Move.from_str(words[1][:2]) in board.legal_moves
             float(words[2])
-        assert said[0].startswith("status") and said[-2].startswith("status")
+            assert words[3] == "0" and (words[4].isdigit() or words[4] == "100%")
+        if name == "outflank" and len(board.legal_moves) >= 3:
+            final = {w[1][:2] for w in searches[-3:]}
+            assert len(final) == 3  # the three best moves, one line each
+        assert said[0].startswith("status") and said[-2].endswith("is waiting")
         engine.send("go")
-        said = engine.until(lambda s: s.startswith("==="))
-        answer = parse_engine_move(said[-1])
+        said = engine.until(lambda s: s.startswith("status") and s.endswith("is waiting"))
+        answers = [s for s in said if s.startswith("===")]
+        assert len(answers) == 1, said
+        answer = parse_engine_move(answers[0])
         assert answer.move in board.legal_moves
         board.push(answer.move)
         engine.send(f"move {str(answer.move) if not answer.move.is_pass else 'PA'}/0.5/1.0")
@@ -124,12 +133,13 @@ def test_bad_lines_are_answered_and_the_engine_lives_on() -> None:
 
 
 def test_outflank_client_drives_outflank_engine_through_a_game() -> None:
-    external = ExternalPlayer(SERVER, timeout=20, env=cli_env())
+    external = ExternalPlayer(ENGINE, depth=4, timeout=20, env=cli_env())
     try:
-        assert external.name == "greedy10"
+        assert external.name == "outflank4"
         result = play_game(RandomPlayer(11), external)
         assert result.forfeit is None, result.forfeit_reason
         assert result.board.is_game_over()
+        assert all(m.eval is not None for m in result.record.moves[1::2] if not m.move.is_pass)
         assert result.record.board() == result.board
         hints = external.client.hint(Board(), 2)
         assert hints and hints[0].move in Board().legal_moves
@@ -168,6 +178,33 @@ def test_parse_engine_move_accepts_both_styles() -> None:
     assert parse_engine_move("=== F5/1.50/0.2").eval == 1.5
     assert parse_engine_move("=== d6 -1.00 0.0").move == Move.from_str("d6")
     assert parse_engine_move("=== PA").move.is_pass
+    assert parse_engine_move("=== c4//0.5") == parse_engine_move("=== C4/ /0.5")
+    assert parse_engine_move("=== c4//0.5").eval is None
     for bad in ["===", "=== z9", "== f5", "=== f5/x"]:
         with pytest.raises(ValueError):
             parse_engine_move(bad)
+
+
+def test_forced_pass_is_answered_with_pa() -> None:
+    import random
+
+    for seed in range(5000):
+        rng = random.Random(seed)
+        board = Board()
+        while not board.is_game_over() and not board.must_pass():
+            board.push(rng.choice(board.legal_moves))
+        if board.must_pass():
+            break
+    engine = Engine(ENGINE)
+    engine.send("nboard 2")
+    engine.send("set depth 2")
+    engine.send(f"set game {GameRecord.from_board(board).to_ggf()}")
+    engine.send("go")
+    said = engine.until(lambda s: s.startswith("==="))
+    assert parse_engine_move(said[-1]).move.is_pass
+    engine.send("move PA")
+    engine.send("go")
+    said = engine.until(lambda s: s.startswith("==="))
+    board.push("pass")
+    assert parse_engine_move(said[-1]).move in board.legal_moves
+    assert engine.close() == 0

@@ -130,3 +130,45 @@ def test_classic_alphabeta_player_plays_legal_games() -> None:
     result = play_game(player, RandomPlayer(5))
     assert result.forfeit is None and result.board.is_game_over()
     assert make_player("classic:minimax:1").choose_move(Board()) in Board().legal_moves
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "level:1",
+        "level:6",
+        "minimax4",
+        "weights",
+        "engine:evaluator=regions,corner=40,edge=10,x_square=-30,depth=2",
+        "engine:depth=2,evaluator=heuristic",
+    ],
+)
+def test_engine_players_finish_games(spec: str) -> None:
+    player = make_player(spec)
+    result = play_game(player, GreedyPlayer())
+    assert result.forfeit is None, result.forfeit_reason
+    assert result.board.is_game_over()
+    player.close()
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("level:0", "1..20"),
+        ("engine:depth=0", "depth"),
+        ("engine:evaluator=bogus", "unknown evaluator"),
+        ("engine:time=-1", "time"),
+    ],
+)
+def test_bad_engine_specs(spec: str, message: str) -> None:
+    with pytest.raises(OutflankError, match=message):
+        make_player(spec)
+
+
+def test_deeper_engine_beats_greedy() -> None:
+    wins = 0
+    for opening in ("f5d6c3d3c4", "f5f6e6f4g5"):
+        start = Board.from_transcript(opening)
+        wins += play_game(make_player("level:8"), GreedyPlayer(), start=start).margin > 0
+        wins += play_game(GreedyPlayer(), make_player("level:8"), start=start).margin < 0
+    assert wins >= 3

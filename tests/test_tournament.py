@@ -26,6 +26,9 @@ BROKEN = Path(__file__).with_name("broken_engine.py")
 def test_openings_are_legal_and_distinct() -> None:
     boards = [Board.from_transcript(moves) for moves in OPENINGS.values()]
     assert len(set(boards)) == len(boards)
+    for board in boards:
+        assert not board.is_game_over()
+        assert min(board.score()) >= 3  # no near wipe-out
 
 
 def test_plan_pairs_every_opening_with_both_colours() -> None:
@@ -137,3 +140,40 @@ def test_tournament_and_replay_commands(tmp_path: Path) -> None:
         capture_output=True, text=True, env=cli_env(), timeout=60,
     )  # fmt: skip
     assert bad.returncode == 2 and "error" in bad.stderr
+
+
+def test_replay_step_mode_reads_enter_and_quits(tmp_path: Path) -> None:
+    path = tmp_path / "g.ggf"
+    path.write_text("(;GM[Othello]PB[a]PW[b]RE[?]B[f5]W[d6]B[c3];)\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "outflank", "replay", str(path), "--step"],
+        input="\n\nq\n", capture_output=True, text=True, env=cli_env(), timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "1. black f5" in proc.stdout and "2. white d6" in proc.stdout
+    assert "3. black c3" not in proc.stdout
+
+
+def test_ray_backend_without_ray_is_a_clear_error() -> None:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        with pytest.raises(OutflankError, match="pip install"):
+            run_tournament(["greedy", "random:1"], openings=1, backend="ray")
+    else:  # Ray is installed: the backend plays the games
+        result = run_tournament(["greedy", "random:1"], openings=1, backend="ray")
+        assert len(result.games) == 2
+    with pytest.raises(OutflankError, match="unknown backend"):
+        run_tournament(["greedy", "random:1"], openings=1, backend="dask")
+
+
+def test_void_games_are_kept_but_not_rated() -> None:
+    from outflank.tournament import Task, TournamentResult, _void, standings
+
+    played = [GameOutcome(i, "a", "b", "x", 10, None, "", 60, 0.0, "") for i in range(3)]
+    void = _void(Task(9, "b", "a", "tiger", "f5d6c3d3c4"), "worker died")
+    assert void.void and "worker died" in void.ggf
+    table = standings(["a", "b"], [*played, void])
+    assert {s.name: s.games for s in table} == {"a": 3, "b": 3}
+    result = TournamentResult(["a", "b"], [*played, void], table)
+    assert "3/3" in result.crosstable() and "0/3" in result.crosstable()

@@ -58,3 +58,32 @@ def test_bad_player_spec_is_one_line_error() -> None:
     proc = play("", "--white", "bogus")
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith("outflank play: error: unknown player 'bogus'")
+
+
+def test_colour_board_marks_discs_legal_moves_and_last_move() -> None:
+    from rich.console import Console
+
+    from outflank.board import Board
+    from outflank.tui import render_board
+
+    board = Board()
+    board.play("f5")
+    text = render_board(board, color=True, last=board.peek())
+    plain, legend = text.plain.rsplit("\n", 1)
+    assert plain.count("●") == 5 and legend == "black ● 4  white ○ 1"
+    assert plain.count("·") == len(board.legal_moves)
+    console = Console(force_terminal=True, color_system="truecolor", width=40)
+    with console.capture() as capture:
+        console.print(text)
+    assert "\x1b[" in capture.get()  # styled on a terminal
+    assert any("underline" in str(span.style) for span in text.spans)
+
+
+def test_outflank_play_othello_hands_over_to_the_tui() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "outflank", "play", "othello", "--white", "level:3"],
+        input="f5\nhint\nquit\n", capture_output=True, text=True, env=cli_env(), timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "white (O) level:3 plays" in proc.stdout
+    assert "hint: " in proc.stdout and "(" in proc.stdout.split("hint: ")[1].splitlines()[0]

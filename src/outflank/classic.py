@@ -56,6 +56,9 @@ __all__ = [
 
 INF = math.inf
 
+Node = dict[str, Any]
+"""A node of the search tree as plain JSON-ready data (see :class:`SearchTrace`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class TraceEntry:
@@ -99,7 +102,7 @@ class SearchTrace:
     nodes: int
     cutoffs: int
     log: list[TraceEntry]
-    tree: dict[str, Any]
+    tree: Node
 
     def to_dict(self) -> dict[str, Any]:
         """The trace as JSON-serialisable data."""
@@ -165,70 +168,74 @@ class _Search:
         self.nodes = 0
         self.cutoffs = 0
         self.log: list[TraceEntry] = []
-        self.stack: list[dict[str, Any]] = []  # the nodes being expanded, root first
-        self.root: dict[str, Any] = {}
+        self.root: Node = {}  # the tree, filled in as the search goes
 
     # -- bookkeeping shared by both algorithms -------------------------------
-    def enter(
-        self, name: str, depth: int, board: Board, alpha: float | None, beta: float | None
-    ) -> dict[str, Any]:
-        """Count a node as visited and start its record in the tree."""
-        self.nodes += 1
-        if self.max_nodes is not None and self.nodes > self.max_nodes:
-            raise SearchLimitError(
-                f"search stopped after {self.max_nodes} nodes: ask for a smaller depth"
-            )
+    def record(self, name: str, depth: int, board: Board, *, pruned: bool = False) -> Node:
+        """A node of the tree, as plain data (filled in as the search goes)."""
         return {
             "move": name,
             "depth": depth,
             "turn": board.turn.letter,
             "maximizing": board.turn == self.max_player,
             "value": None,
-            "alpha": encode_number(alpha),
-            "beta": encode_number(beta),
-            "pruned": False,
+            "alpha": None,
+            "beta": None,
+            "pruned": pruned,
             "cutoff": False,
             "best": False,
             "children": [],
         }
 
+    def enter(
+        self,
+        parent: Node | None,
+        name: str,
+        depth: int,
+        board: Board,
+        alpha: float | None = None,
+        beta: float | None = None,
+    ) -> Node:
+        """Count a node as visited and hang its record under its parent's."""
+        self.nodes += 1
+        if self.max_nodes is not None and self.nodes > self.max_nodes:
+            raise SearchLimitError(
+                f"search stopped after {self.max_nodes} nodes: ask for a smaller depth"
+            )
+        node = self.record(name, depth, board)
+        node["alpha"], node["beta"] = encode_number(alpha), encode_number(beta)
+        if parent is None:
+            self.root = node
+        else:
+            parent["children"].append(node)
+        return node
+
     def is_leaf(self, board: Board, depth: int, passes: int) -> bool:
         return depth >= self.limit or _game_over(board, passes)
 
-    def write(
-        self, node: dict[str, Any], value: float, alpha: float | None, beta: float | None
-    ) -> None:
+    def write(self, node: Node, value: float, alpha: float | None, beta: float | None) -> None:
         """Append a traverse-log line for ``node`` and note its current value."""
         node["value"] = encode_number(value)
         self.log.append(TraceEntry(node["move"], node["depth"], value, alpha, beta))
 
-    def mark_pruned(self, node: dict[str, Any], skipped: list[tuple[Move, Board]]) -> None:
+    def mark_pruned(self, node: Node, skipped: list[tuple[Move, Board]]) -> None:
         """Record the children alpha-beta will never look at."""
         if not skipped:
             return
         self.cutoffs += 1
         node["cutoff"] = True
         for move, child in skipped:
-            record = {
-                "move": str(move),
-                "depth": node["depth"] + 1,
-                "turn": child.turn.letter,
-                "maximizing": child.turn == self.max_player,
-                "value": None,
-                "alpha": None,
-                "beta": None,
-                "pruned": True,
-                "cutoff": False,
-                "best": False,
-                "children": [],
-            }
-            node["children"].append(record)
+            node["children"].append(self.record(str(move), node["depth"] + 1, child, pruned=True))
 
     # -- minimax ---------------------------------------------------------------
-    def minimax(self, board: Board, name: str, depth: int, passes: int) -> tuple[float, int]:
-        """The minimax value of ``board``; returns ``(value, index of the best child)``."""
-        node = self.enter(name, depth, board, None, None)
-        self.attach(node)
+    def minimax(
+        self, parent: Node | None, board: Board, name: str, depth: int, passes: int
+    ) -> tuple[float, int]:
+        """The minimax value of ``board``; returns ``(value, index of the best child)``.
+
+        ``passes``: how many passes in a row led to this node.
+        """
+        node = self.enter(parent, name, depth, board)
         if self.is_leaf(board, depth, passes):
             value = self.evaluate(board, self.max_player)
             self.write(node, value, None, None)
@@ -238,23 +245,28 @@ class _Search:
         value = -INF if maximizing else INF  # the worst possible, for now
         self.write(node, value, None, None)
         best = -1
-        self.stack.append(node)
         for index, (move, child) in enumerate(successors(board)):
             child_value, _ = self.minimax(
-                child, str(move), depth + 1, passes + 1 if move.is_pass else 0
+                node, child, str(move), depth + 1, passes + 1 if move.is_pass else 0
             )
             # MAX keeps the largest child value, MIN the smallest; a tie keeps
             # the earlier child (positional order).
             if (child_value > value) if maximizing else (child_value < value):
                 value, best = child_value, index
             self.write(node, value, None, None)
-        self.stack.pop()
         node["children"][best]["best"] = True
         return value, best
 
     # -- alpha-beta (AIMA figure 5.7) -------------------------------------------
     def alphabeta(
-        self, board: Board, name: str, depth: int, alpha: float, beta: float, passes: int
+        self,
+        parent: Node | None,
+        board: Board,
+        name: str,
+        depth: int,
+        alpha: float,
+        beta: float,
+        passes: int,
     ) -> tuple[float, int]:
         """The alpha-beta value of ``board`` in the window ``(alpha, beta)``.
 
@@ -262,8 +274,7 @@ class _Search:
         beta: the best value MIN is already sure of. Once ``alpha >= beta``
         the players would never let the game reach this node: stop looking.
         """
-        node = self.enter(name, depth, board, alpha, beta)
-        self.attach(node)
+        node = self.enter(parent, name, depth, board, alpha, beta)
         if self.is_leaf(board, depth, passes):
             value = self.evaluate(board, self.max_player)
             self.write(node, value, alpha, beta)
@@ -273,11 +284,10 @@ class _Search:
         value = -INF if maximizing else INF
         self.write(node, value, alpha, beta)
         best = -1
-        self.stack.append(node)
         children = successors(board)
         for index, (move, child) in enumerate(children):
             child_value, _ = self.alphabeta(
-                child, str(move), depth + 1, alpha, beta, passes + 1 if move.is_pass else 0
+                node, child, str(move), depth + 1, alpha, beta, passes + 1 if move.is_pass else 0
             )
             if maximizing:
                 if child_value > value:
@@ -294,18 +304,10 @@ class _Search:
             if alpha >= beta:
                 self.mark_pruned(node, children[index + 1 :])
                 break
-        self.stack.pop()
         node["children"][best]["best"] = True
         return value, best
 
-    # -- the tree under construction --------------------------------------------
-    def attach(self, node: dict[str, Any]) -> None:
-        """Hang a new node under the node being expanded (the root hangs nowhere)."""
-        if self.stack:
-            self.stack[-1]["children"].append(node)
-        else:
-            self.root = node
-
+    # -- the answer -----------------------------------------------------------
     def result(self, algorithm: str, value: float, best: int, board: Board) -> SearchTrace:
         best_move = None if best < 0 else successors(board)[best][0]
         return SearchTrace(
@@ -329,7 +331,7 @@ def minimax(
     Raises :class:`SearchLimitError` if more than ``max_nodes`` nodes would be visited.
     """
     search = _Search(board, depth, evaluate or weights, max_nodes)
-    value, best = search.minimax(board, "root", 0, 0)
+    value, best = search.minimax(None, board, "root", 0, 0)
     return search.result("minimax", value, best, board)
 
 
@@ -342,7 +344,7 @@ def alphabeta(
     :class:`SearchLimitError` if more than ``max_nodes`` nodes would be visited.
     """
     search = _Search(board, depth, evaluate or weights, max_nodes)
-    value, best = search.alphabeta(board, "root", 0, -INF, INF, 0)
+    value, best = search.alphabeta(None, board, "root", 0, -INF, INF, 0)
     return search.result("alphabeta", value, best, board)
 
 

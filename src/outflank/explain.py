@@ -19,12 +19,12 @@ from typing import Any
 from outflank.board import Board
 from outflank.classic import SearchTrace, alphabeta, minimax
 from outflank.classic_eval import EVALUATORS, get_evaluator
-from outflank.errors import OutflankError
+from outflank.errors import OutflankError, SearchLimitError
 
 __all__ = ["Explanation", "explain", "render_tree"]
 
-DEFAULT_MAX_NODES = 500_000
-"""Searches bigger than this stop with an error (pure Python is slow)."""
+DEFAULT_MAX_NODES = 200_000
+"""Searches bigger than this are not finished (pure Python is slow)."""
 
 
 def _number(value: int | float | str | None) -> str:
@@ -84,20 +84,25 @@ def render_tree(tree: dict[str, Any], best_move: str | None = None) -> str:
 
 @dataclass(slots=True)
 class Explanation:
-    """A search of one position, with the node counts of both algorithms."""
+    """A search of one position, with the node counts of both algorithms.
+
+    ``minimax_nodes`` is ``None`` when minimax would visit more than
+    ``max_nodes`` nodes (it is then not run to the end).
+    """
 
     board: Board
     evaluation: str
     trace: SearchTrace
-    minimax_nodes: int
+    minimax_nodes: int | None
     alphabeta_nodes: int
     cutoffs: int
+    max_nodes: int = DEFAULT_MAX_NODES
 
     @property
-    def saved_percent(self) -> float:
+    def saved_percent(self) -> float | None:
         """How many fewer nodes alpha-beta visits than minimax, in percent."""
-        if self.minimax_nodes == 0:
-            return 0.0
+        if self.minimax_nodes is None:
+            return None
         return 100.0 * (self.minimax_nodes - self.alphabeta_nodes) / self.minimax_nodes
 
     def outline(self) -> str:
@@ -105,11 +110,16 @@ class Explanation:
         return render_tree(self.trace.tree, best)
 
     def summary(self) -> str:
+        cutoffs = f"{self.cutoffs} cut-off{'' if self.cutoffs == 1 else 's'}"
+        if self.minimax_nodes is None or self.saved_percent is None:
+            return (
+                f"nodes visited: minimax more than {self.max_nodes} (stopped),"
+                f" alpha-beta {self.alphabeta_nodes} ({cutoffs})"
+            )
         saved = self.minimax_nodes - self.alphabeta_nodes
         return (
             f"nodes visited: minimax {self.minimax_nodes}, alpha-beta {self.alphabeta_nodes}"
-            f" ({saved} fewer, {self.saved_percent:.1f}% saved;"
-            f" {self.cutoffs} cut-off{'' if self.cutoffs == 1 else 's'})"
+            f" ({saved} fewer, {self.saved_percent:.1f}% saved; {cutoffs})"
         )
 
     def render(self) -> str:
@@ -138,7 +148,7 @@ class Explanation:
             "minimax_nodes": self.minimax_nodes,
             "alphabeta_nodes": self.alphabeta_nodes,
             "alphabeta_cutoffs": self.cutoffs,
-            "saved_percent": round(self.saved_percent, 2),
+            "saved_percent": None if self.saved_percent is None else round(self.saved_percent, 2),
         }
         return data
 
@@ -154,20 +164,27 @@ def explain(
     """Search ``board`` with ``algorithm`` and count what the other one would visit.
 
     Raises :class:`OutflankError` for an unknown algorithm or evaluation, and
-    :class:`SearchLimitError` when a search would pass ``max_nodes`` nodes.
+    :class:`SearchLimitError` when the search to show would pass ``max_nodes``
+    nodes (a minimax run only for its count just reports "more than").
     """
     if algorithm not in ("alphabeta", "minimax"):
         raise OutflankError(f"unknown algorithm {algorithm!r}: choose minimax or alphabeta")
     evaluate = get_evaluator(evaluation)
     pruned = alphabeta(board, depth, evaluate, max_nodes=max_nodes)
-    full = minimax(board, depth, evaluate, max_nodes=max_nodes)
+    full: SearchTrace | None = None
+    try:
+        full = minimax(board, depth, evaluate, max_nodes=max_nodes)
+    except SearchLimitError:
+        if algorithm == "minimax":
+            raise
     return Explanation(
         board=board.copy(stack=False),
         evaluation=evaluation.strip().lower(),
-        trace=pruned if algorithm == "alphabeta" else full,
-        minimax_nodes=full.nodes,
+        trace=pruned if full is None or algorithm == "alphabeta" else full,
+        minimax_nodes=None if full is None else full.nodes,
         alphabeta_nodes=pruned.nodes,
         cutoffs=pruned.cutoffs,
+        max_nodes=max_nodes,
     )
 
 

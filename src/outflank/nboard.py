@@ -16,7 +16,8 @@ GUI -> engine               engine -> GUI
                             move for the best N moves, ``status ...``
 ``go``                      ``status ...``, ``search`` lines,
                             ``=== <move>/<eval>/<time>``, ``status ...``
-``ping N``                  stops a running search, then ``pong N``
+``ping N``                  stops a running search (its result is dropped:
+                            the position is about to change), then ``pong N``
 ``learn``                   ``learned``
 ``quit``                    (the engine exits)
 ==========================  ==================================================
@@ -78,6 +79,10 @@ class _Analysis:
     depth: int
     pv: list[Move]
     exact: bool = False
+    nodes: int = 0
+
+
+InfoSink = Callable[[_Analysis], None]
 
 
 class _Analyst:
@@ -85,14 +90,10 @@ class _Analyst:
 
     name = ENGINE_NAME
 
-    def best(
-        self, board: Board, depth: int | None, on_info: Callable[[_Analysis], None]
-    ) -> _Analysis:
+    def best(self, board: Board, depth: int | None, on_info: InfoSink) -> _Analysis:
         raise NotImplementedError
 
-    def hints(
-        self, board: Board, n: int, depth: int | None, on_info: Callable[[_Analysis], None]
-    ) -> list[_Analysis]:
+    def hints(self, board: Board, n: int, depth: int | None, on_info: InfoSink) -> list[_Analysis]:
         raise NotImplementedError
 
     def stop(self) -> None:
@@ -111,18 +112,18 @@ class _EngineAnalyst(_Analyst):
     def _limits(self, depth: int | None) -> dict[str, Any]:
         return {"depth": depth} if depth is not None else {}
 
-    def best(self, board, depth, on_info):  # type: ignore[no-untyped-def]
+    def best(self, board: Board, depth: int | None, on_info: InfoSink) -> _Analysis:
         def info(i: Any) -> None:
             pv = list(i.pv)
             if pv:
-                on_info(_Analysis(pv[0], float(i.score), int(i.depth), pv))
+                on_info(_Analysis(pv[0], float(i.score), int(i.depth), pv, nodes=int(i.nodes)))
 
         res = self.engine.search(board.copy(), on_info=info, **self._limits(depth))
         return _Analysis(
             res.best_move, float(res.score), int(res.depth), list(res.pv), bool(res.exact)
         )
 
-    def hints(self, board, n, depth, on_info):  # type: ignore[no-untyped-def]
+    def hints(self, board: Board, n: int, depth: int | None, on_info: InfoSink) -> list[_Analysis]:
         best = self.best(board, depth, on_info)
         if n <= 1 or best.move.is_pass:
             return [best]
@@ -144,12 +145,12 @@ class _PlayerAnalyst(_Analyst):
         self.player = player
         self.name = player.name.replace(" ", "_")
 
-    def best(self, board, depth, on_info):  # type: ignore[no-untyped-def]
+    def best(self, board: Board, depth: int | None, on_info: InfoSink) -> _Analysis:
         move = self.player.choose_move(board.copy())
         return _Analysis(move, self.player.last_eval, 1, [move])
 
-    def hints(self, board, n, depth, on_info):  # type: ignore[no-untyped-def]
-        return [self.best(board, depth, on_info)]
+    def hints(self, board: Board, n: int, depth: int | None, on_info: InfoSink) -> list[_Analysis]:
+        return [self.best(board, depth, on_info)]  # a plain player knows one move
 
 
 class NBoardServer:
@@ -352,7 +353,7 @@ class NBoardServer:
         def info(a: _Analysis) -> None:
             if not interrupted.is_set():
                 self.send(self._search_line(a))
-                self.send(f"nodestats 0 {time.perf_counter() - start:.2f}")
+                self.send(f"nodestats {a.nodes} {time.perf_counter() - start:.2f}")
 
         def work() -> None:
             try:
@@ -368,7 +369,7 @@ class NBoardServer:
             except queue.Empty:
                 continue
             self._pending.append(line)  # handled once the search is over
-            if line is not None and line.split()[:1] in (["ping"], ["quit"]):
+            if line is not None and line.split()[:1] == ["ping"]:
                 interrupted.set()  # the position is about to change: stop
                 analyst.stop()
                 break
@@ -433,15 +434,18 @@ def parse_engine_move(line: str) -> EngineAnswer:
     body = line.strip()
     if not body.startswith("==="):
         raise ValueError(f"not a move answer: {line!r}")
-    parts = [p for p in re.split(r"[/\s]+", body[3:].strip()) if p]
-    if not parts or len(parts) > 3:
+    rest = body[3:].strip()
+    parts = rest.split("/") if "/" in rest else rest.split()
+    if not parts or not parts[0].strip() or len(parts) > 3:
         raise ValueError(f"malformed move answer: {line!r}")
+    numbers: list[float | None] = []
     try:
         move = Move.from_str(parts[0])
-        numbers = [_parse_eval(p) for p in parts[1:]]
+        for part in parts[1:]:
+            numbers.append(_parse_eval(part) if part.strip() else None)
     except (OutflankError, ValueError):
         raise ValueError(f"malformed move answer: {line!r}") from None
-    numbers += [None] * (2 - len(numbers))  # type: ignore[list-item]
+    numbers += [None] * (2 - len(numbers))
     return EngineAnswer(move, numbers[0], numbers[1])
 
 
@@ -578,10 +582,33 @@ class NBoardClient:
                     raise PlayerError(f"engine {self.label} answers garbage")
 
     def hint(self, board: Board, n: int = 1, timeout: float = 30.0) -> list[HintLine]:
-        """The engine's ``search``/``book`` lines for ``hint n`` (latest per move)."""
+        """The engine's ``search``/``book`` lines for ``hint n`` (latest per move),
+        best first.
+
+        Engines bracket a hint with status lines (``status ... thinking`` ...
+        ``status ... waiting``, or NTest's bare ``status``); the hint is over
+        at the closing one. A ``ping`` would stop the analysis, so it is sent
+        only afterwards, to be sure nothing of the hint is still on its way.
+        """
+        self.sync(timeout)  # let earlier answers (a go's closing status) go by
         self.set_position(board)
         self.send(f"hint {n}")
-        lines = self.sync(timeout)
+        deadline = time.monotonic() + timeout
+        lines: list[str] = []
+        statuses = 0
+        while True:
+            line = self._next(deadline)
+            lines.append(line)
+            words = line.split()
+            if words[:1] == ["status"]:
+                statuses += 1
+                text = " ".join(words[1:]).lower()
+                if statuses >= 2 or not text or "waiting" in text or "error" in text:
+                    break
+            if len(lines) > self.MAX_NOISE:
+                self.kill()
+                raise PlayerError(f"engine {self.label} floods output without finishing a hint")
+        lines += self.sync(max(1.0, deadline - time.monotonic()))
         hints: dict[Move, HintLine] = {}
         for line in lines:
             words = line.split()

@@ -281,6 +281,7 @@ class EnginePlayer(BasePlayer):
         time: float | None = None,
         evaluator: str = "default",
         name: str | None = None,
+        seed: int | None = None,
         **params: Any,
     ) -> None:
         try:
@@ -305,6 +306,7 @@ class EnginePlayer(BasePlayer):
             raise OutflankError(f"engine time must be positive, not {time}")
         self.depth = depth
         self.time = time
+        self._rng = random.Random(seed)
         if depth is not None:
             label += f",depth={depth}"
         if time is not None:
@@ -317,6 +319,11 @@ class EnginePlayer(BasePlayer):
         if moves[0].is_pass:
             self.last_eval, self.last_time = None, time.perf_counter() - start
             return moves[0]
+        chance = getattr(self.engine, "random", 0.0)
+        if chance and self.depth is None and self.time is None and self._rng.random() < chance:
+            # the weak levels' random moves, as Engine.choose_move plays them
+            self.last_eval, self.last_time = None, time.perf_counter() - start
+            return self._rng.choice(moves)
         result = self.engine.search(board.copy(), depth=self.depth, time=self.time)
         self.last_eval = float(result.score)
         self.last_time = time.perf_counter() - start

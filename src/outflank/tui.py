@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 from outflank.board import BLACK, WHITE, Board, Color, Move, Rules
 from outflank.errors import OutflankError
@@ -108,6 +108,7 @@ class TerminalGame:
 
             self._console = Console(file=self.out, highlight=False)
         self._hinter: BasePlayer | None = None
+        self._hint_engine: Any = None  # an Engine, or False when it is not built
 
     # ------------------------------------------------------------ io
     def _read_stdin(self, prompt: str) -> str | None:
@@ -139,16 +140,21 @@ class TerminalGame:
     def hints(self) -> str:
         """The suggested moves, best first (engine if available, else greedy)."""
         board = self.board
-        try:
-            from outflank.engine import Engine
+        if board.must_pass():
+            return "pass (you have no move)"
+        if self._hint_engine is None:
+            try:
+                from outflank.engine import Engine
 
-            engine = Engine.level(min(self.level + 2, 20))
-            scores = engine.analyze(board.copy())[:3]
+                self._hint_engine = Engine.level(min(self.level + 2, 20), tt_mb=16)
+            except ImportError:
+                self._hint_engine = False
+        if self._hint_engine:
+            scores = self._hint_engine.analyze(board.copy())[:3]
             return ", ".join(f"{m.move} ({m.score:+.1f})" for m in scores)
-        except (ImportError, AttributeError):
-            if self._hinter is None:
-                self._hinter = make_player("greedy")
-            return str(self._hinter.choose_move(board.copy()))
+        if self._hinter is None:
+            self._hinter = make_player("greedy")
+        return str(self._hinter.choose_move(board.copy()))
 
     def undo(self) -> bool:
         """Take back moves until it is a person's turn again (at least one)."""

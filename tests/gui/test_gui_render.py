@@ -113,8 +113,6 @@ def test_end_screen_and_flip_animation_draw(tmp_path: Path) -> None:
     assert _is_light(tuple(surface.get_at(d4)))
     renderer.draw(surface, Scene(board=POSITION, layout=layout, animation=anim, now=2.0))
     assert _is_dark(tuple(surface.get_at(side)))
-    outcome = Board.from_transcript("f5d6c3").outcome()
-    assert outcome is None
     final = Board.from_ascii("\n".join(["XXXXXXXX"] * 6 + ["OOOOOOOO"] * 2))
     scene = Scene(board=final, layout=layout, end=final.outcome(), end_title="Black wins!")
     renderer.draw(surface, scene)

@@ -207,3 +207,16 @@ def test_serve_rejects_a_bad_port() -> None:
         timeout=60,
     )
     assert done.returncode == 2 and "port must be in 0..65535" in done.stderr
+
+
+def test_simultaneous_moves_apply_once(client: TestClient) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    game_id, seats, _ = new_game(client)
+    with ThreadPoolExecutor(8) as pool:
+        codes = list(
+            pool.map(lambda _: move(client, game_id, seats["black"], "f5").status_code, range(8))
+        )
+    assert sorted(codes) == [200] + [409] * 7
+    state = client.get(f"/api/games/{game_id}").json()
+    assert state["transcript"] == "f5" and state["cursor"] == 1

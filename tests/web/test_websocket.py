@@ -43,6 +43,10 @@ def test_socket_errors_keep_the_connection(client: TestClient) -> None:
         assert white.receive_json()["status"] == 400
         white.send_json({"type": "move"})
         assert "needs 'move'" in white.receive_json()["error"]
+        white.send_bytes(b"\xff\xfe")
+        assert white.receive_json()["error"] == "malformed JSON message"
+        white.send_bytes(b'{"type": "ping"}')
+        assert white.receive_json() == {"type": "pong"}
         white.send_json({"type": "ping"})
         assert white.receive_json() == {"type": "pong"}
     with client.websocket_connect(f"/ws/games/{game_id}") as spectator:

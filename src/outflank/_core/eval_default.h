@@ -20,4 +20,19 @@ int eval_default(u64 P, u64 O);
  * lines and chains of stable neighbours in all four line directions). */
 u64 eval_stable_discs(u64 P, u64 O);
 
+/* The evaluator's features, as used for fitting its weights:
+ * pat[0..3]: canonical ids (0 .. EVAL_EDGE_IDS-1) of the four edges (8 squares);
+ * pat[4..7]: canonical ids (0 .. EVAL_CORNER_IDS-1) of the four 3x3 corners;
+ * num[0..EVAL_NUM-1]: numeric features (see EVAL_NUM_NAMES in eval_default.c). */
+#define EVAL_EDGE_IDS 3321
+#define EVAL_CORNER_IDS 10206
+#define EVAL_NUM 6
+void eval_default_features(u64 P, u64 O, int pat[8], int num[EVAL_NUM]);
+
+/* The hand-weighted version (the fallback), for comparisons. */
+int eval_default_hand(u64 P, u64 O);
+
+/* Version of the weights in use: 0 = hand-weighted fallback, else fitted. */
+int eval_default_fitted(void);
+
 #endif

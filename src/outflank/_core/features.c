@@ -8,6 +8,7 @@
 
 #include "eval_default.h"
 #include "features.h"
+#include "train.h"
 
 static int parse_pair(PyObject *args, const char *fmt, u64 *P, u64 *O) {
     unsigned long long p, o;
@@ -44,7 +45,134 @@ static PyObject *py_stable_discs(PyObject *self, PyObject *args) {
     return PyLong_FromUnsignedLongLong(eval_stable_discs(P, O));
 }
 
+PyDoc_STRVAR(eval_features_doc,
+             "eval_features(players, opponents) -> bytes\n\n"
+             "Features of the 'default' evaluator for many positions: players and\n"
+             "opponents are bytes of native uint64 bitboards; the result holds, per\n"
+             "position, 8 pattern ids then the numeric features, as native int32.");
+
+static PyObject *py_eval_features(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer pb, ob;
+    if (!PyArg_ParseTuple(args, "y*y*:eval_features", &pb, &ob)) return NULL;
+    PyObject *result = NULL;
+    if (pb.len != ob.len || pb.len % 8 != 0) {
+        PyErr_SetString(PyExc_ValueError, "need two equal-length buffers of uint64");
+        goto done;
+    }
+    Py_ssize_t n = pb.len / 8, width = 8 + EVAL_NUM;
+    result = PyBytes_FromStringAndSize(NULL, n * width * (Py_ssize_t)sizeof(int));
+    if (!result) goto done;
+    const u64 *P = pb.buf, *O = ob.buf;
+    int *out = (int *)PyBytes_AS_STRING(result);
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        if (P[i] & O[i]) continue;
+        eval_default_features(P[i], O[i], out + i * width, out + i * width + 8);
+    }
+    Py_END_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; ++i)
+        if (P[i] & O[i]) {
+            PyErr_SetString(PyExc_ValueError, "player and opponent bitboards overlap");
+            Py_CLEAR(result);
+            break;
+        }
+done:
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
+PyDoc_STRVAR(train_game_doc,
+             "train_game(seed, random_plies, depth, exact_empties) -> (P, O, labels, black, nodes)\n\n"
+             "Play one self-play game for fitting the evaluator (see train.h): P and O\n"
+             "are bytes of uint64 bitboards (mover's view), labels bytes of int32\n"
+             "final disc differences from each mover's view.");
+
+static PyObject *py_train_game(PyObject *self, PyObject *args) {
+    (void)self;
+    unsigned long long seed;
+    int random_plies, depth, exact_empties;
+    if (!PyArg_ParseTuple(args, "Kiii:train_game", &seed, &random_plies, &depth, &exact_empties))
+        return NULL;
+    if (depth < 1 || depth > 12 || exact_empties < 0 || exact_empties > 22) {
+        PyErr_SetString(PyExc_ValueError, "need 1 <= depth <= 12, 0 <= exact_empties <= 22");
+        return NULL;
+    }
+    u64 P[64], O[64];
+    int label[64], n = 0, black;
+    long nodes = 0;
+    Py_BEGIN_ALLOW_THREADS
+    black = train_game(seed, random_plies, depth, exact_empties, P, O, label, &n, &nodes);
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("y#y#y#il", (const char *)P, (Py_ssize_t)(n * 8), (const char *)O,
+                         (Py_ssize_t)(n * 8), (const char *)label,
+                         (Py_ssize_t)(n * (int)sizeof(int)), black, nodes);
+}
+
+PyDoc_STRVAR(train_solve_doc,
+             "train_solve(player, opponent) -> (score, nodes)\n\n"
+             "Exact final disc difference by the training solver (small positions).");
+
+static PyObject *py_train_solve(PyObject *self, PyObject *args) {
+    (void)self;
+    u64 P, O;
+    if (!parse_pair(args, "KK:train_solve", &P, &O)) return NULL;
+    if (bb_count(~(P | O)) > 22) {
+        PyErr_SetString(PyExc_ValueError, "train_solve is for at most 22 empties");
+        return NULL;
+    }
+    long nodes = 0;
+    int v;
+    Py_BEGIN_ALLOW_THREADS
+    v = train_solve(P, O, &nodes);
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("il", v, nodes);
+}
+
+PyDoc_STRVAR(train_search_doc,
+             "train_search(player, opponent, depth, hand=False) -> (score, nodes)\n\n"
+             "Fixed-depth alpha-beta score (mover's view, 1/100 disc) with the default\n"
+             "evaluator, or its hand-weighted version; no TT, for comparisons only.");
+
+static PyObject *py_train_search(PyObject *self, PyObject *args) {
+    (void)self;
+    unsigned long long p, o;
+    int depth, hand = 0;
+    if (!PyArg_ParseTuple(args, "KKi|p:train_search", &p, &o, &depth, &hand)) return NULL;
+    if (p & o) {
+        PyErr_SetString(PyExc_ValueError, "player and opponent bitboards overlap");
+        return NULL;
+    }
+    if (depth < 0 || depth > 12) {
+        PyErr_SetString(PyExc_ValueError, "depth must be in 0..12");
+        return NULL;
+    }
+    long nodes = 0;
+    int v;
+    Py_BEGIN_ALLOW_THREADS
+    v = train_search(p, o, depth, hand, &nodes);
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("il", v, nodes);
+}
+
+PyDoc_STRVAR(eval_default_hand_doc,
+             "eval_default_hand(player, opponent) -> int\n\n"
+             "The hand-weighted version of the default evaluator (for comparisons).");
+
+static PyObject *py_eval_default_hand(PyObject *self, PyObject *args) {
+    (void)self;
+    u64 P, O;
+    if (!parse_pair(args, "KK:eval_default_hand", &P, &O)) return NULL;
+    return PyLong_FromLong(eval_default_hand(P, O));
+}
+
 static PyMethodDef features_methods[] = {
+    {"train_search", py_train_search, METH_VARARGS, train_search_doc},
+    {"eval_default_hand", py_eval_default_hand, METH_VARARGS, eval_default_hand_doc},
+    {"eval_features", py_eval_features, METH_VARARGS, eval_features_doc},
+    {"train_game", py_train_game, METH_VARARGS, train_game_doc},
+    {"train_solve", py_train_solve, METH_VARARGS, train_solve_doc},
     {"eval_default", py_eval_default, METH_VARARGS, eval_default_doc},
     {"stable_discs", py_stable_discs, METH_VARARGS, stable_discs_doc},
     {NULL, NULL, 0, NULL},

@@ -22,7 +22,9 @@ HELP = "play tictactoe, mnk, connect4 or othello against the computer in the ter
 
 SMALL_GAMES = ("tictactoe", "mnk", "connect4")
 _MAX_SIDE = 20
-_SMALL_OPTIONS = ("rows", "cols", "k", "first", "seed", "time")
+_SMALL_OPTIONS = ("rows", "cols", "k", "depth", "time", "first", "seed")
+#: Seconds the AI may think per move when neither --depth nor --time is given.
+DEFAULT_TIME = 3.0
 _OTHELLO_OPTIONS = ("black", "white", "level", "rules", "no_color")
 
 
@@ -35,10 +37,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     small.add_argument(
         "--depth",
         type=int,
-        help="AI search depth in plies (default: to the end for tictactoe, 8 for connect4)",
+        help="AI search depth in plies (default: to the end for tictactoe, 8 for connect4;"
+        " capped at 3 s per move unless --depth or --time is given)",
     )
     small.add_argument(
-        "--time", type=float, help="AI thinking time limit in seconds per move (default: none)"
+        "--time",
+        type=float,
+        help="AI thinking time limit in seconds per move (default: 3 without --depth,"
+        " none for games solved to the end)",
     )
     small.add_argument(
         "--first",
@@ -63,12 +69,12 @@ def run(args: argparse.Namespace) -> int:
         return _run_othello(args)
     _reject(args, _OTHELLO_OPTIONS, "othello")
     game = make_game(args.game, args.rows, args.cols, args.k)
-    depth = _check_limits(game, args.depth, args.time)
+    depth, time = _check_limits(game, args.depth, args.time)
     first = args.first or "human"
     if first == "random":
         first = random.Random(args.seed).choice(["human", "ai"])
     human = 0 if first == "human" else 1
-    return play_game(game, human, depth, args.time)
+    return play_game(game, human, depth, time)
 
 
 def _reject(args: argparse.Namespace, names: tuple[str, ...], owner: str) -> None:
@@ -111,12 +117,19 @@ def make_game(name: str, rows: int | None, cols: int | None, k: int | None) -> G
     return ConnectFour(cols or 7, rows or 6, k or 4)
 
 
-def _check_limits(game: Game, depth: int | None, time: float | None) -> int | None:
+def _check_limits(
+    game: Game, depth: int | None, time: float | None
+) -> tuple[int | None, float | None]:
+    """The AI's depth and time limits: the options, else the game's default depth
+    (with a time cap, so that a big board never keeps the player waiting)."""
     if depth is not None and not 1 <= depth <= MAX_PLY:
         raise OutflankError(f"--depth must be in 1..{MAX_PLY}, not {depth}")
     if time is not None and not time > 0:
         raise OutflankError(f"--time must be a positive number of seconds, not {time}")
-    return depth if depth is not None else game.default_depth
+    if depth is None and time is None:
+        depth = game.default_depth
+        time = None if depth is None else DEFAULT_TIME
+    return depth, time
 
 
 def _summary(result: SearchResult) -> str:

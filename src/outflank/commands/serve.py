@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import socket
 
 from outflank.errors import OutflankError
 
@@ -35,6 +36,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-level", default="warning", help="uvicorn log level (warning)")
 
 
+def _check_port(host: str, port: int) -> None:
+    """Fail with one clear line when the address cannot be listened on."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise OutflankError(f"cannot listen on {host}: {exc}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            raise OutflankError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise OutflankError(f"port must be in 0..65535, not {args.port}")
@@ -52,7 +68,16 @@ def run(args: argparse.Namespace) -> int:
             args.db, ai_workers=args.ai_workers, ai_delay=args.ai_delay, time_cap=args.time_cap
         )
     except Exception as exc:  # a bad URL, an unwritable file...
-        raise OutflankError(f"cannot open the database {args.db!r}: {exc}") from None
+        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+        raise OutflankError(f"cannot open the database {args.db!r}: {reason}") from None
+    _check_port(args.host, args.port)
     print(f"outflank: serving on http://{args.host}:{args.port}/ (database: {args.db})", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        timeout_keep_alive=30,
+        timeout_graceful_shutdown=3,  # long polls and sockets must not hold a stop
+    )
     return 0

@@ -104,6 +104,21 @@ class Game(ABC):
     def copy(self) -> Game:
         """An independent copy of the current position (the history may be dropped)."""
 
+    def winning_move(self) -> Hashable | None:
+        """A move that wins at once for the side to move, or ``None``.
+
+        The search asks (in win/loss games) before going deep, since an
+        immediate win is the best result there is. This default tries every
+        move; games override it with something faster.
+        """
+        for move in self.legal_moves():
+            self.play(move)
+            won = self.is_over() and self.winner() is not None
+            self.undo()
+            if won:
+                return move
+        return None
+
     # ------------------------------------------------------------ notation
     @abstractmethod
     def render(self) -> str:

@@ -46,7 +46,9 @@ class ConnectFour(Game):
         self._top = [1 << (c * h1 + rows - 1) for c in range(cols)]  # each column's top cell
         column_mask = (1 << rows) - 1
         self._board_mask = sum(column_mask << (c * h1) for c in range(cols))
+        self._bottom_row = sum(1 << (c * h1) for c in range(cols))
         self._directions = (1, h1, h1 - 1, h1 + 1)
+        self._direction_pairs = tuple((d, 2 * d) for d in self._directions)
         # Runs of k by doubling: each step ANDs the board with itself shifted by `step` cells.
         steps = []
         covered = 1
@@ -151,6 +153,18 @@ class ConnectFour(Game):
     def threats(self, player: int) -> int:
         """Bitboard of empty cells where ``player`` would complete k in a row."""
         bits = self._bits[player]
+        if self.k != 4:
+            return self._threats_any_k(bits)
+        found = 0
+        for d, d2 in self._direction_pairs:  # the other three cells of a window, 4 placements
+            up = bits << d
+            down = bits >> d
+            found |= (up & (up << d) & ((up << d2) | down)) | (
+                down & (down >> d) & ((down >> d2) | up)
+            )
+        return found & self._board_mask & ~self._mask
+
+    def _threats_any_k(self, bits: int) -> int:
         found = 0
         for shifts in self._threat_shifts:
             m = -1
@@ -158,6 +172,13 @@ class ConnectFour(Game):
                 m &= bits >> s if s > 0 else bits << -s
             found |= m
         return found & self._board_mask & ~self._mask
+
+    def winning_move(self) -> int | None:
+        free = (self._mask + self._bottom_row) & self._board_mask  # lowest empty cell per column
+        wins = self.threats(self._turn) & free
+        if self._winner is not None or not wins:
+            return None
+        return ((wins & -wins).bit_length() - 1) // self._h1
 
     def heuristic(self) -> int:
         me = self._turn

@@ -155,8 +155,10 @@ class Searcher:
         self._tt: dict[Hashable, tuple[int, int, int, Hashable]] = {}
         self._tt_limit = tt_entries
         self._game: Game | None = None
+        self._quick_wins = True
         self.nodes = 0
         self._horizon = 0
+        self._seldepth = 1
         self._check_at = _CHECK_EVERY
         self._deadline = math.inf
         self._node_limit = math.inf
@@ -186,9 +188,11 @@ class Searcher:
         start = _time.perf_counter()
         self._begin(game, start, time, nodes)
         max_depth = MAX_PLY if depth is None else min(depth, MAX_PLY)
+        # Without any limit the search is a solve: one pass to the end of the game.
+        first = max_depth if depth is time is nodes is None else 1
         best: SearchResult | None = None
         try:
-            for iteration in range(1, max_depth + 1):
+            for iteration in range(first, max_depth + 1):
                 self._can_abort = best is not None
                 horizon_before = self._horizon
                 try:
@@ -201,9 +205,10 @@ class Searcher:
                 )
                 pv = self._principal_variation(game, move, iteration)
                 nps = _rate(self.nodes, elapsed)
-                best = SearchResult(move, score, pv, iteration, self.nodes, elapsed, nps, exact)
+                reached = iteration if iteration < max_depth or depth else self._seldepth
+                best = SearchResult(move, score, pv, reached, self.nodes, elapsed, nps, exact)
                 if on_info is not None:
-                    on_info(SearchInfo(iteration, score, self.nodes, best.nps, pv, elapsed))
+                    on_info(SearchInfo(reached, score, self.nodes, nps, pv, elapsed))
                 if exact or (time is not None and elapsed > time * 0.5):
                     break
                 if self.nodes >= self._node_limit:
@@ -224,7 +229,7 @@ class Searcher:
                 horizon_before = self._horizon
                 game.play(move)
                 try:
-                    score = -self._negamax(remaining - 1, -_INF, _INF, 1)
+                    score = -self._value(remaining - 1, -_INF, _INF, 1)
                 finally:
                     game.undo()
                 exact = self._horizon == horizon_before or (
@@ -250,8 +255,10 @@ class Searcher:
 
     def _begin(self, game: Game, start: float, time: float | None, nodes: int | None) -> None:
         self._game = game
+        self._quick_wins = not game.margin_utility
         self.nodes = 0
         self._horizon = 0
+        self._seldepth = 1
         self._check_at = _CHECK_EVERY
         self._deadline = math.inf if time is None else start + time
         self._node_limit = math.inf if nodes is None else nodes
@@ -283,7 +290,7 @@ class Searcher:
         for move in moves:
             game.play(move)
             try:
-                score = -self._negamax(depth - 1, -beta, -alpha, 1)
+                score = -self._value(depth - 1, -beta, -alpha, 1)
             finally:
                 game.undo()
             if score > best_score:
@@ -293,21 +300,29 @@ class Searcher:
         self._tt[game.key()] = (store_depth, _EXACT, best_score, best_move)
         return best_move, best_score
 
-    def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+    def _value(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """Value of the current position (just played into) for the side to move."""
         game = self._game
         self.nodes += 1
-        if self.nodes >= self._check_at:
-            self._check_limits()
         if game.is_over():  # type: ignore[union-attr]
             u = game.utility()  # type: ignore[union-attr]
             if u > 0:
                 return WIN + u * MARGIN - ply
-            if u < 0:
-                return -WIN + u * MARGIN + ply
-            return 0
+            return -WIN + u * MARGIN + ply if u < 0 else 0
         if depth <= 0:
             self._horizon += 1
             return game.heuristic()  # type: ignore[union-attr]
+        return self._negamax(depth, alpha, beta, ply)
+
+    def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """Alpha-beta value of an unfinished position with ``depth >= 1`` plies to go.
+
+        Children that end the game or sit at the cut-off are scored in the
+        loop itself: most nodes are such leaves, and a Python call costs.
+        """
+        game = self._game
+        if self.nodes >= self._check_at:
+            self._check_limits()
         key = game.key()  # type: ignore[union-attr]
         tt = self._tt
         entry = tt.get(key)
@@ -331,23 +346,49 @@ class Searcher:
         if tt_move is not None and moves[0] != tt_move:
             moves.remove(tt_move)
             moves.insert(0, tt_move)
+        child_win = WIN - ply - 1  # a finished child's score base, from the parent's view
+        if depth >= 2 and self._quick_wins:
+            # An immediate win is the best possible result: look for one before going deep.
+            move = game.winning_move()  # type: ignore[union-attr]
+            if move is not None:
+                self.nodes += 1
+                score = child_win + MARGIN
+                tt[key] = (_RESOLVED, _EXACT, score + ply, move)
+                return score
         horizon_before = self._horizon
         alpha_orig = alpha
         best = -_INF
         best_move = None
+        self.nodes += len(moves)  # every child is visited, unless a cut-off comes first
+        if ply >= self._seldepth:
+            self._seldepth = ply + 1
         negamax = self._negamax
-        for move in moves:
-            game.play(move)  # type: ignore[union-attr]
-            try:
-                score = -negamax(depth - 1, -beta, -alpha, ply + 1)
-            finally:
-                game.undo()  # type: ignore[union-attr]
+        play, undo, is_over = game.play, game.undo, game.is_over  # type: ignore[union-attr]
+        for visited, move in enumerate(moves, 1):
+            play(move)
+            if is_over():
+                u = game.utility()  # type: ignore[union-attr]
+                undo()
+                if u > 0:
+                    score = -(child_win + u * MARGIN)
+                else:
+                    score = child_win - u * MARGIN if u < 0 else 0
+            elif depth == 1:
+                self._horizon += 1
+                score = -game.heuristic()  # type: ignore[union-attr]
+                undo()
+            else:
+                try:
+                    score = -negamax(depth - 1, -beta, -alpha, ply + 1)
+                finally:
+                    undo()
             if score > best:
                 best = score
                 best_move = move
                 if score > alpha:
                     alpha = score
                     if score >= beta:
+                        self.nodes -= len(moves) - visited
                         break
         if best <= alpha_orig:
             flag = _UPPER

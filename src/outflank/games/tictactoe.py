@@ -120,6 +120,17 @@ class MNK(Game):
             return 0
         return 1 if self._winner == self._turn else -1
 
+    def winning_move(self) -> int | None:
+        if self._winner is not None:
+            return None
+        mine = self._bits[self._turn]
+        theirs = self._bits[1 - self._turn]
+        need = self.k - 1
+        for window in self._window_list:  # k-1 own stones and the last cell free
+            if not theirs & window and (mine & window).bit_count() == need:
+                return (window & ~mine).bit_length() - 1
+        return None
+
     def heuristic(self) -> int:
         mine = self._bits[self._turn]
         theirs = self._bits[1 - self._turn]

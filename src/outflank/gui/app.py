@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pygame
 
@@ -31,6 +32,7 @@ KEYS_HELP = (
     "Esc or Q  quit",
 )
 _ALERT_SECONDS = 4.0
+_IDLE_FPS = 30  # frames per second while nothing moves
 _MODIFIER_KEYS = {
     pygame.K_LSHIFT,
     pygame.K_RSHIFT,
@@ -101,6 +103,8 @@ class App:
         self._pending: Move | None = None  # the AI's move, played once animations end
         self._ai_failed = False
         self._alerts: list[tuple[str, float]] = []
+        self._progress: tuple[object, int, int] | None = None  # token, depth, nodes
+        self._progress_token: object | None = None
         self._layout: Layout | None = None
         for text in warnings:
             self.alert(text, seconds=8.0)
@@ -241,6 +245,8 @@ class App:
     def _play(self, move: Move) -> Played:
         played = self.session.play(move)
         self.hints = []
+        if self.worker.kind == "hint":  # its answer would be for the old position
+            self.worker.cancel()
         if self.settings.animation and played.move.square is not None:
             self.animation = FlipAnimation(
                 played.move.square,
@@ -290,7 +296,16 @@ class App:
             self.alert(f"AI unavailable: {exc}", seconds=30.0)
             return
         engine, board = self._engine, self.board.copy()
-        self.worker.submit("move", lambda: engine.search(board), engine.stop)
+        token = self._progress_token = object()  # marks this search's progress reports
+
+        def report(info: Any) -> None:  # from the search thread: one plain assignment
+            self._progress = (token, int(info.depth), int(info.nodes))
+
+        if getattr(engine, "random", 0):  # weak levels sometimes play at random
+            job: Callable[[], Any] = lambda: engine.choose_move(board)  # noqa: E731
+        else:  # a search also tells its score, shown in the panel
+            job = lambda: engine.search(board, on_info=report)  # noqa: E731
+        self.worker.submit("move", job, engine.stop)
 
     def _collect(self) -> None:
         result = self.worker.poll()
@@ -313,9 +328,6 @@ class App:
                 for ms in result.value
                 if ms.move.square is not None
             ]
-            if self.hints:
-                best = self.hints[0]
-                self.alert(f"Best: {Move(best.square)} ({best.score:+.1f})", seconds=6.0)
 
     def scene(self) -> Scene:
         """What to draw now."""
@@ -328,11 +340,12 @@ class App:
         status = None
         if session.human_to_move() and not self.worker.busy:
             status = "Your move" if self.ai.enabled else f"{board.turn.name.title()} to move"
-            if self.last_ai:
-                status = f"{self.last_ai}. {status}"
         thinking = None
         if self.thinking:
             thinking = f"{self.ai.label.capitalize()} is thinking..."
+            progress = self._progress
+            if progress is not None and progress[0] is self._progress_token:
+                thinking += f" depth {progress[1]}, {progress[2]:,} nodes"
         elif self.worker.kind == "hint":
             thinking = "Looking for the best move..."
         end = board.outcome() if self.end_screen else None
@@ -358,6 +371,7 @@ class App:
             names={BLACK: self._name(BLACK), WHITE: self._name(WHITE)},
             thinking=thinking,
             status=status,
+            note=self.last_ai if not session.over else None,
             alert="  ".join(alerts) if alerts else None,
             end=end,
             end_title=title,
@@ -420,7 +434,8 @@ class App:
         try:
             while self.running:
                 self.step()
-                ticker.tick(self.settings.fps)
+                busy = self.animating or self.worker.busy or self._pending is not None
+                ticker.tick(self.settings.fps if busy else min(self.settings.fps, _IDLE_FPS))
         finally:
             self.close()
         return 0

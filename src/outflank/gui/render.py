@@ -20,6 +20,9 @@ from outflank.gui.layout import Layout
 
 __all__ = ["MOVES_SEPARATOR", "PALETTE", "HintMark", "Renderer", "Scene"]
 
+#: The key help when the full one does not fit a narrow window.
+SHORT_KEYS_HELP = "N new  U undo  H hint  L level  Q quit"
+
 #: Between the numbered move pairs of :attr:`Scene.moves` (lines break only there).
 MOVES_SEPARATOR = "   "
 
@@ -71,6 +74,7 @@ class Scene:
     names: dict[Color, str] = field(default_factory=lambda: {BLACK: "Black", WHITE: "White"})
     thinking: str | None = None  # "level 5 is thinking"
     status: str | None = None  # a plain status line ("Your move")
+    note: str | None = None  # a quieter line: "Level 5 played d3 (+1.5)"
     alert: str | None = None  # highlighted: passes, setting warnings, errors
     end: Outcome | None = None  # show the end screen
     end_title: str = ""
@@ -93,6 +97,8 @@ class Renderer:
             pygame.font.init()
         self._fonts: dict[int, pygame.font.Font] = {}
         self._discs: dict[tuple[Color, int], pygame.Surface] = {}
+        self._texts: dict[tuple[str, int, RGB], pygame.Surface] = {}
+        self._boards: dict[tuple[tuple[int, int], int], pygame.Surface] = {}
 
     # ------------------------------------------------------------ helpers
     def font(self, size: int) -> pygame.font.Font:
@@ -114,14 +120,22 @@ class Renderer:
         shadow: bool = False,
     ) -> pygame.Rect:
         """Draw one line of text placed by ``anchor`` (a pygame.Rect attribute)."""
-        font = self.font(size)
-        image = font.render(text, True, colour)
+        image = self._text_image(text, size, colour)
         rect = image.get_rect(**{anchor: pos})
         if shadow:
             offset = max(1, size // 16)
-            surface.blit(font.render(text, True, (0, 0, 0)), rect.move(offset, offset))
+            surface.blit(self._text_image(text, size, (0, 0, 0)), rect.move(offset, offset))
         surface.blit(image, rect)
         return rect
+
+    def _text_image(self, text: str, size: int, colour: RGB) -> pygame.Surface:
+        key = (text, size, colour)
+        image = self._texts.get(key)
+        if image is None:
+            if len(self._texts) > 600:  # texts change (scores, moves): keep the cache small
+                self._texts.clear()
+            image = self._texts[key] = self.font(size).render(text, True, colour)
+        return image
 
     def disc_image(self, colour: Color, radius: int) -> pygame.Surface:
         """A disc with its border, a soft shadow and a highlight (cached)."""
@@ -145,7 +159,20 @@ class Renderer:
             gloss = pygame.Surface((size, size), pygame.SRCALPHA)
             pygame.draw.aacircle(gloss, shine, (c - off, c - off), max(2, round(radius * 0.3)))
             image.blit(gloss, (0, 0))
+        if pygame.display.get_surface() is not None:
+            image = image.convert_alpha()
         self._discs[key] = image
+        return image
+
+    def marker_image(self, mover: Color, radius: int) -> pygame.Surface:
+        """The translucent dot marking a legal move for ``mover`` (cached)."""
+        key = (mover, -radius)  # negative: never collides with a disc's key
+        image = self._discs.get(key)
+        if image is None:
+            image = pygame.Surface((2 * radius + 2, 2 * radius + 2), pygame.SRCALPHA)
+            colour = (0, 0, 0, 85) if mover is BLACK else (255, 255, 255, 115)
+            pygame.draw.aacircle(image, colour, (radius + 1, radius + 1), radius)
+            self._discs[key] = image
         return image
 
     def draw_disc(
@@ -169,16 +196,23 @@ class Renderer:
     # ------------------------------------------------------------ the scene
     def draw(self, surface: pygame.Surface, scene: Scene) -> None:
         """Draw a whole frame."""
-        surface.fill(PALETTE["background"])
-        self._draw_board(surface, scene)
+        key = (scene.layout.size, scene.layout.square)
+        board = self._boards.get(key)
+        if board is None:  # the empty board only changes with the window size
+            self._boards.clear()
+            board = self._boards[key] = pygame.Surface(scene.layout.size)
+            board.fill(PALETTE["background"])
+            self._draw_board(board, scene.layout)
+            if pygame.display.get_surface() is not None:
+                board = self._boards[key] = board.convert()  # blits at display speed
+        surface.blit(board, (0, 0))
         self._draw_discs(surface, scene)
         self._draw_markers(surface, scene)
         self._draw_panel(surface, scene)
         if scene.end is not None:
             self._draw_end(surface, scene)
 
-    def _draw_board(self, surface: pygame.Surface, scene: Scene) -> None:
-        lay = scene.layout
+    def _draw_board(self, surface: pygame.Surface, lay: Layout) -> None:
         sq = lay.square
         radius = max(2, sq // 5)
         pygame.draw.rect(
@@ -234,16 +268,11 @@ class Renderer:
 
     def _draw_markers(self, surface: pygame.Surface, scene: Scene) -> None:
         lay, sq = scene.layout, scene.layout.square
-        overlay = pygame.Surface(lay.size, pygame.SRCALPHA)
-        mover = scene.board.turn
-        marker = (0, 0, 0, 85) if mover is BLACK else (255, 255, 255, 115)
+        marker = self.marker_image(scene.board.turn, max(2, int(sq * 0.14)))
         hinted = {h.square for h in scene.hints}
         for square in scene.legal:
             if square not in hinted:
-                pygame.draw.aacircle(
-                    overlay, marker, lay.square_center(square), max(2, int(sq * 0.14))
-                )
-        surface.blit(overlay, (0, 0))
+                surface.blit(marker, marker.get_rect(center=lay.square_center(square)))
         if scene.last is not None and scene.board.piece_at(scene.last) is not None:
             pygame.draw.aacircle(
                 surface, PALETTE["last"], lay.square_center(scene.last), max(2, sq // 11)
@@ -323,10 +352,13 @@ class Renderer:
             best = scene.hints[0]
             lines.append(
                 (
-                    f"Hint: {square_name(best.square)} ({_fmt_score(best.score, best.exact)})",
+                    f"Hint: {square_name(best.square)} is best"
+                    f" ({_fmt_score(best.score, best.exact)}{' exact' if best.exact else ''})",
                     PALETTE["hint"],
                 )
             )
+        if scene.note:
+            lines.append((scene.note, PALETTE["dim"]))
         if scene.status:
             lines.append((scene.status, PALETTE["text"]))
         return lines
@@ -398,6 +430,8 @@ class Renderer:
         y = row.bottom + pad // 2
         x = panel.left + pad
         lines = self._status_lines(scene)
+        if len(lines) > 2:  # room for two: drop the quiet note first
+            lines = [line for line in lines if line[0] != scene.note]
         for text, colour in lines[:2]:
             tx = x
             if scene.thinking and text == scene.thinking:
@@ -406,14 +440,14 @@ class Renderer:
             self.text(surface, text, int(unit * 0.8), colour, (tx, y))
             y += int(unit * 0.8)
         if scene.keys_help and y + unit * 0.6 < panel.bottom:
-            self.text(
-                surface,
-                "   ".join(scene.keys_help),
-                int(unit * 0.6),
-                PALETTE["dim"],
-                (x, panel.bottom - pad),
-                "bottomleft",
-            )
+            size = int(unit * 0.6)
+            room = panel.w - 2 * pad
+            for text in ("   ".join(scene.keys_help), SHORT_KEYS_HELP):
+                if self.font(size).size(text)[0] <= room:
+                    self.text(
+                        surface, text, size, PALETTE["dim"], (x, panel.bottom - pad), "bottomleft"
+                    )
+                    break
 
     def _wrap(self, text: str, size: int, width: int, sep: str = " ") -> list[str]:
         """Break ``text`` into lines no wider than ``width``, only at ``sep``."""

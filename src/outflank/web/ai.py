@@ -10,6 +10,7 @@ in time: the engine's own limits, plus a hard cap enforced with
 from __future__ import annotations
 
 import importlib
+import random
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -64,7 +65,7 @@ def describe(player: dict[str, Any]) -> str:
         return player.get("name") or "Human"
     text = OPPONENTS.get(player.get("ai") or "", "AI").format(level=player.get("level"))
     if player.get("ai") == "regions":
-        text += f" · look-ahead {player.get('lookahead')}"
+        text = f"Regions · look-ahead {player.get('lookahead')}"
     return text
 
 
@@ -85,10 +86,12 @@ class Thinker:
     limits; ``cache_size`` is how many engines each thread keeps.
     """
 
-    def __init__(self, time_cap: float = 10.0, cache_size: int = 4) -> None:
+    def __init__(self, time_cap: float = 10.0, cache_size: int = 4, tt_mb: int = 16) -> None:
         self.time_cap = time_cap
         self.cache_size = cache_size
+        self.tt_mb = tt_mb
         self._local = threading.local()
+        self._rng = random.Random()
 
     # ------------------------------------------------------------ engines
     def _cache(self) -> OrderedDict[str, Any]:
@@ -111,23 +114,24 @@ class Thinker:
     def engine_for(self, player: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         """The engine for an AI spec and the search limits to pass it."""
         kind = player.get("ai")
+        tt = self.tt_mb
         if kind == "level":
             level = int(player.get("level") or 5)
-            return self._engine(f"level:{level}", lambda E: E.level(level)), {}
+            return self._engine(f"level:{level}", lambda E: E.level(level, tt_mb=tt)), {}
         if kind == "regions":
-            engine = self._engine("regions", lambda E: E.preset("regions"))
+            engine = self._engine("regions", lambda E: E.preset("regions", tt_mb=tt))
             engine.configure(
                 corner=int(player["corner"]),
                 edge=int(player["edge"]),
                 x_square=int(player["x_square"]),
             )
-            return engine, {"depth": int(player["lookahead"])}
+            return engine, {"depth": int(player["lookahead"]), "time": self.time_cap}
         if kind in ("greedy", "minimax4", "heuristic"):
-            return self._engine(kind, lambda E: E.preset(kind)), {}
+            return self._engine(kind, lambda E: E.preset(kind, tt_mb=tt)), {}
         raise OutflankError(f"unknown AI {kind!r}")
 
     def _analysis_engine(self) -> Any:
-        return self._engine("default", lambda E: E(evaluator="default"))
+        return self._engine("default", lambda E: E(evaluator="default", tt_mb=self.tt_mb))
 
     # ------------------------------------------------------------ searches
     def _bounded(self, engine: Any, call: Callable[[], Any]) -> Any:
@@ -169,15 +173,18 @@ class Thinker:
                     }
                 )
 
-        if "time" not in limits and player.get("ai") == "regions":
-            limits["time"] = self.time_cap
         result = self._bounded(engine, lambda: engine.search(board, on_info=info, **limits))
+        chance = float(getattr(engine, "random", 0.0) or 0.0)
+        if chance and self._rng.random() < chance:
+            # weak levels play a random legal move now and then (Engine.choose_move's rule)
+            move = self._rng.choice(board.legal_moves)
+            return AIMove(move, None, None, float(result.elapsed))
         return AIMove(result.best_move, _num(result.score), result.depth, float(result.elapsed))
 
     def analyze(self, board: Board, depth: int | None, time: float) -> list[dict[str, Any]]:
         """Every legal move's score, best first (side-to-move view)."""
         engine = self._analysis_engine()
-        limits: dict[str, Any] = {"time": min(time, self.time_cap)}
+        limits: dict[str, Any] = {"time": min(time, self.time_cap)}  # engine-side bound
         if depth is not None:
             limits["depth"] = depth
         scores = self._bounded(engine, lambda: engine.analyze(board, **limits))

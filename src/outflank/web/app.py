@@ -260,7 +260,15 @@ async def _receive(
     websocket: WebSocket, service: GameService, game_id: str, seat: str | None
 ) -> None:
     while True:
-        text = await websocket.receive_text()
+        frame = await websocket.receive()
+        if frame["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(frame.get("code", 1000))
+        text = frame.get("text")
+        if text is None:  # a binary frame: accept UTF-8 JSON, refuse anything else
+            try:
+                text = (frame.get("bytes") or b"").decode("utf-8")
+            except UnicodeDecodeError:
+                text = ""
         try:
             message = json.loads(text)
             if not isinstance(message, dict):

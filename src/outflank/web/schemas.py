@@ -34,8 +34,8 @@ class PlayerSpec(_Strict):
     ai: Literal["level", "greedy", "minimax4", "heuristic", "regions"] | None = None
     level: int | None = Field(default=None, ge=1, le=20)
     corner: int = Field(default=30, ge=-50, le=50)
-    edge: int = Field(default=10, ge=-50, le=50)
-    x_square: int = Field(default=-30, ge=-50, le=50)
+    edge: int = Field(default=5, ge=-50, le=50)
+    x_square: int = Field(default=-20, ge=-50, le=50)
     lookahead: int = Field(default=4, ge=2, le=10)
 
     @model_validator(mode="after")

@@ -9,11 +9,13 @@ computed for a position that has changed meanwhile (an undo) is thrown away.
 from __future__ import annotations
 
 import contextlib
+import hmac
 import importlib
 import logging
 import re
 import threading
 import time
+import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +24,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, select
-from sqlalchemy.orm import Session
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 
 from outflank.board import PASS, Board, Move, Rules
@@ -37,7 +40,10 @@ __all__ = ["GameError", "GameService"]
 log = logging.getLogger("outflank.web")
 
 COLORS = ("black", "white")
+_EAGER = (selectinload(GameRow.moves), selectinload(GameRow.seats))  # 3 queries per load
 EVAL_DEPTH = 4
+_LOCK_STRIPES = 64
+_EVAL_CACHE = 20000
 
 
 class GameError(Exception):
@@ -127,27 +133,26 @@ class GameService:
         self.ai_delay = ai_delay
         self._ai_pool = ThreadPoolExecutor(workers, thread_name_prefix="outflank-ai")
         self._analysis_pool = ThreadPoolExecutor(analysts, thread_name_prefix="outflank-analysis")
-        self._locks_guard = threading.Lock()
-        self._locks: dict[str, threading.Lock] = {}
+        # striped per-game locks: bounded memory however many games there are
+        self._locks = [threading.Lock() for _ in range(_LOCK_STRIPES)]
         self._ai_guard = threading.Lock()
         self._ai_running: set[str] = set()
         self._ai_again: set[str] = set()
         self._thinking: dict[str, tuple[str, Any]] = {}
         self._evals: OrderedDict[tuple[int, int, int, str], float] = OrderedDict()
+        self._evals_lock = threading.Lock()
         self._closed = False
 
     # ------------------------------------------------------------ plumbing
     @contextlib.contextmanager
     def _game_lock(self, game_id: str) -> Iterator[None]:
-        with self._locks_guard:
-            lock = self._locks.setdefault(game_id, threading.Lock())
-        with lock:
+        with self._locks[zlib.crc32(game_id.encode()) % _LOCK_STRIPES]:
             yield
 
     def _load(self, session: Session, game_id: str) -> GameRow:
-        game = session.get(GameRow, game_id) if len(game_id) <= 32 else None
+        game = session.get(GameRow, game_id, options=_EAGER) if len(game_id) <= 32 else None
         if game is None:
-            raise GameError(404, f"unknown game {game_id!r}")
+            raise GameError(404, f"unknown game {game_id[:40]!r}")
         return game
 
     @staticmethod
@@ -156,7 +161,7 @@ class GameService:
         if not secret:
             return None
         for seat in game.seats:
-            if seat.secret == secret:
+            if hmac.compare_digest(seat.secret.encode(), secret.encode()):
                 return seat.color
         return None
 
@@ -290,7 +295,7 @@ class GameService:
             game.cursor += 1
             self._auto_pass(game, board)
         self._finish(game, board)
-        with self.storage.session() as session:
+        with self.storage.writing(), self.storage.session() as session:
             session.add(game)
             session.commit()
             state = self._publish_state(game)
@@ -351,13 +356,13 @@ class GameService:
     def _commit(self, session: Session) -> None:
         try:
             session.commit()
-        except StaleDataError:
+        except (StaleDataError, IntegrityError):  # another process wrote this game first
             session.rollback()
             raise GameError(409, "the game changed meanwhile; reload and try again") from None
 
     def play(self, game_id: str, secret: str, move_text: str) -> dict[str, Any]:
         """A human move for the seat the secret holds; returns the new state."""
-        with self._game_lock(game_id), self.storage.session() as session:
+        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
             game = self._load(session, game_id)
             color = self._require_seat(game, secret)
             rep = replay(game)
@@ -396,7 +401,7 @@ class GameService:
         return self._step(game_id, secret, +1)
 
     def _step(self, game_id: str, secret: str, direction: int) -> dict[str, Any]:
-        with self._game_lock(game_id), self.storage.session() as session:
+        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
             game = self._load(session, game_id)
             color = self._require_seat(game, secret)
             rep = replay(game)
@@ -433,7 +438,7 @@ class GameService:
         """Change an AI seat's settings mid-game (seed 004's sliders, the level)."""
         if color not in COLORS:
             raise GameError(404, f"no seat {color!r}: expected black or white")
-        with self._game_lock(game_id), self.storage.session() as session:
+        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
             game = self._load(session, game_id)
             self._require_seat(game, secret)
             seat = game.seat(color)
@@ -443,6 +448,7 @@ class GameService:
             game.updated = datetime.now(UTC)  # touches the game row: its version moves on
             self._commit(session)
             state = self._publish_state(game)
+        self._stop_thinking(game_id)  # a search with the old settings is thrown away
         self._schedule_ai(game_id)
         return state
 
@@ -484,7 +490,7 @@ class GameService:
     def _ai_step(self, game_id: str) -> bool:
         """Play one AI move if an AI is to move; True if it played."""
         with self.storage.session() as session:
-            game = session.get(GameRow, game_id)
+            game = session.get(GameRow, game_id, options=_EAGER)
             if game is None:
                 return False
             rep = replay(game)
@@ -513,7 +519,7 @@ class GameService:
             choice = self.thinker.choose(board, player, on_info=on_info, register=register)
         finally:
             self._thinking.pop(game_id, None)
-        with self._game_lock(game_id), self.storage.session() as session:
+        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
             game = self._load(session, game_id)
             if game.version != version:
                 return True  # changed under us (undo, new settings): think again
@@ -561,7 +567,7 @@ class GameService:
             raise GameError(409, "the game is over: no moves to score")
         if not board.moves_bitboard():
             return {"turn": _color_name(board), "moves": [{"move": "pass", "score": None}]}
-        scores = self._run_analysis(self.thinker.analyze, board, depth, 1.5)
+        scores = self._run_analysis(self.thinker.analyze, board, depth, 1.0)
         return {"turn": _color_name(board), "moves": scores}
 
     def evaluations(self, game_id: str) -> dict[str, Any]:
@@ -578,12 +584,14 @@ class GameService:
             values = []
             for item in boards:
                 key = (item.black, item.white, int(item.turn), item.rules.value)
-                value = self._evals.get(key)
+                with self._evals_lock:
+                    value = self._evals.get(key)
                 if value is None:
                     value = self.thinker.evaluate(item, EVAL_DEPTH)
-                    self._evals[key] = value
-                    while len(self._evals) > 20000:
-                        self._evals.popitem(last=False)
+                    with self._evals_lock:
+                        self._evals[key] = value
+                        while len(self._evals) > _EVAL_CACHE:
+                            self._evals.popitem(last=False)
                 values.append(value)
             return values
 
@@ -603,7 +611,9 @@ class GameService:
         if board.is_game_over():
             raise GameError(409, "the game is over: nothing to search")
         trace = self._run_analysis(classic.alphabeta, board, depth)
-        return trace.to_dict()
+        data = trace.to_dict()
+        data["log_entries"] = len(data.pop("log", ()))  # the tree says it all, lighter
+        return data
 
     # ------------------------------------------------------------ export
     def transcript(self, game_id: str) -> str:

@@ -12,7 +12,9 @@ a server restart or a ``kill -9`` at any moment. SQLite is the default
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+import threading
 from datetime import UTC, datetime
 from typing import Any
 
@@ -167,6 +169,16 @@ class Storage:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         Base.metadata.create_all(self.engine)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        sqlite = self.url.startswith("sqlite")
+        self._write_lock: contextlib.AbstractContextManager[Any] = (
+            threading.Lock() if sqlite else contextlib.nullcontext()
+        )
+
+    def writing(self) -> contextlib.AbstractContextManager[Any]:
+        """Hold this while a session writes. SQLite takes one writer at a time and
+        makes the others sleep and retry; queueing them on a lock here is fairer
+        and keeps the slowest answers short. Other databases need no lock."""
+        return self._write_lock
 
     def session(self) -> Session:
         """A new session; use it in a ``with`` block and commit explicitly."""

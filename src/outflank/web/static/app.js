@@ -24,6 +24,8 @@ const ui = {
   learnDepth: 2,
   playTimer: null,
   settingsFocus: false,
+  latest: null, // {id, version} of the newest state received
+  thinkingVersion: 0,
 };
 
 const board = new BoardView($("board"), onSquare);
@@ -144,6 +146,7 @@ function renderChrome() {
   $("rp-first").disabled = ply === 0;
   $("rp-prev").disabled = ply === 0;
   $("rp-next").disabled = ui.viewPly === null;
+  $("rp-play").disabled = g.cursor === 0;
   $("rp-last").disabled = ui.viewPly === null;
   const banner = $("replay-banner");
   banner.hidden = ui.viewPly === null;
@@ -185,15 +188,17 @@ async function showLive(state) {
     shown.moves.every((m, i) => i >= shown.cursor || (state.moves[i] && state.moves[i].move === m.move));
   if (ui.viewPly === null && forward && board.cells === cellsAt(state, shown.cursor)) {
     for (let ply = shown.cursor; ply < state.cursor; ply++) {
+      // animate only while we keep up; a page that lags behind (fast AIs) catches up at once
+      const animate = options.anim && ui.latest && ui.latest.version === state.version;
       const m = state.moves[ply];
       if (m.move === "pass") {
         toast(`${cap(m.color)} has no legal move and passes`);
-        await sleep(options.anim ? 1200 : 600);
+        if (animate) await sleep(1100);
         continue;
       }
       board.setMarks({ last: m.move });
-      await board.animateMove(squareIndex(m.move), m.color, m.flips, options.anim);
-      if (ply + 1 < state.cursor && options.anim) await sleep(260);
+      await board.animateMove(squareIndex(m.move), m.color, m.flips, animate);
+      if (ply + 1 < state.cursor && animate) await sleep(260);
     }
   }
   if (ui.viewPly === null) board.setCells(state.board);
@@ -203,29 +208,43 @@ async function showLive(state) {
 
 function onEvent(event) {
   if (event.type === "state") {
-    const first = !ui.game || ui.game.id !== event.state.id;
+    const st = event.state;
     if (event.you !== undefined) ui.you = event.you;
-    const changed = !ui.game || ui.game.version !== event.state.version;
-    ui.game = event.state;
-    ui.thinking = event.state.thinking;
     ui.pending = false;
-    if (changed) {
+    if (ui.latest && ui.latest.id === st.id && ui.latest.version >= st.version) return;
+    ui.latest = { id: st.id, version: st.version };
+    document.title = `outflank · game ${st.id}`;
+    // the board, panels and status follow the states in order, after each animation
+    enqueue(async () => {
+      ui.game = st;
+      if (st.version > ui.thinkingVersion) {
+        ui.thinking = st.thinking;
+        if (!st.thinking) $("engine-info").hidden = true;
+      }
       ui.hints = null;
       refreshEvals();
       if (!$("learn").hidden) refreshLearn();
-    }
-    if (first) document.title = `outflank · game ${event.state.id}`;
-    enqueue(() => showLive(event.state));
-    if (!event.state.thinking) $("engine-info").hidden = true;
+      await showLive(st);
+    });
   } else if (event.type === "thinking") {
     ui.thinking = event.color;
-    renderStatus();
-    renderPlayers(ui.game, ui.you, ui.game.counts, ui.game.turn, ui.thinking);
+    ui.thinkingVersion = ui.latest ? ui.latest.version : 0;
+    $("engine-info").hidden = true;
+    if (ui.game) {
+      renderStatus();
+      renderPlayers(ui.game, ui.you, ui.game.counts, ui.game.turn, ui.thinking);
+    }
   } else if (event.type === "info") {
     const info = $("engine-info");
     info.hidden = false;
     const nps = event.nps ? `${(event.nps / 1e6).toFixed(2)} Mn/s` : "";
-    info.textContent = `${event.color} · depth ${event.depth} · score ${event.score > 0 ? "+" : ""}${event.score} · ${event.nodes.toLocaleString()} nodes · ${nps} · ${event.pv.join(" ")}`;
+    const score = event.score === null ? "?" : `${event.score > 0 ? "+" : ""}${Math.round(event.score * 100) / 100}`;
+    info.innerHTML = "";
+    info.append(`${cap(event.color)} · depth ${event.depth} · score ${score} · ${event.nodes.toLocaleString()} nodes · ${nps}`);
+    const pv = document.createElement("span");
+    pv.className = "pv";
+    pv.textContent = `pv ${event.pv.join(" ")}`;
+    info.append(pv);
   } else if (event.type === "error") {
     ui.pending = false;
     toast(event.error, "error");
@@ -299,7 +318,10 @@ async function showHints() {
     ui.hints = data.moves;
     const best = data.moves[0];
     renderChrome();
-    if (best) $("status").innerHTML = `Hint for ${data.turn}: best is <b>&nbsp;${best.move}&nbsp;</b> (${best.score > 0 ? "+" : ""}${best.score ?? ""})`;
+    if (best) {
+      const v = best.score === null ? "" : ` (${best.score > 0 ? "+" : ""}${Math.round(best.score * 10) / 10}${best.exact ? " exact" : ""})`;
+      $("status").innerHTML = `Hint for ${data.turn}: best is&nbsp;<b>${best.move}</b>${v}`;
+    }
   } catch (err) {
     toast(err.message, "error");
     renderChrome();
@@ -389,6 +411,7 @@ async function refreshLearn() {
 async function loadGame(id, seat) {
   if (ui.conn) ui.conn.close();
   ui.game = null;
+  ui.latest = null;
   ui.shown = null;
   ui.viewPly = null;
   ui.hints = null;
@@ -400,6 +423,7 @@ async function loadGame(id, seat) {
     const state = await request("GET", `/api/games/${encodeURIComponent(id)}${q}`);
     ui.you = state.you;
     if (seat && !state.you) toast("This link's seat is not valid: watching only", "error");
+    if (seat && state.you) localStorage.setItem(`outflank.mine.${id}`, seat);
     board.setCells(state.board);
     onEvent({ type: "state", you: state.you, state });
     ui.conn = new GameConnection(id, seat, onEvent);
@@ -427,13 +451,40 @@ function openNewGame() {
   const dlg = $("newgame");
   $("ng-error").hidden = true;
   if (!dlg.open) dlg.showModal();
+  showRecent();
+}
+
+// Recent games, with this browser's seat when it created or joined them.
+async function showRecent() {
+  try {
+    const { games } = await request("GET", "/api/games?limit=8");
+    const list = $("recent-list");
+    list.innerHTML = "";
+    for (const g of games) {
+      const mine = localStorage.getItem(`outflank.mine.${g.id}`);
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = `/game/${g.id}` + (mine ? `?seat=${mine}` : "");
+      const names = document.createElement("span");
+      names.textContent = `${g.black} vs ${g.white}`;
+      const meta = document.createElement("span");
+      meta.className = "meta";
+      meta.textContent = `${g.plies} moves · ${g.status === "over" ? g.result : mine ? "your game" : "watch"}`;
+      a.append(names, meta);
+      li.append(a);
+      list.append(li);
+    }
+    $("recent").hidden = games.length === 0;
+  } catch {
+    $("recent").hidden = true;
+  }
 }
 
 function buildRegionSliders() {
   const box = document.querySelector('.ng-extra[data-for="regions"]');
   box.innerHTML = "";
-  const rows = [["Corners", "corner", -50, 50, 30], ["Edges", "edge", -50, 50, 10],
-    ["X-squares", "x_square", -50, 50, -30], ["Look-ahead", "lookahead", 2, 10, 4]];
+  const rows = [["Corners", "corner", -50, 50, 30], ["Edges", "edge", -50, 50, 5],
+    ["X-squares", "x_square", -50, 50, -20], ["Look-ahead", "lookahead", 2, 10, 4]];
   for (const [label, name, min, max, value] of rows) {
     const row = document.createElement("label");
     row.className = "slider";

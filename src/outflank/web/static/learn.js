@@ -34,11 +34,12 @@ function count(node) {
   return 1 + (node.children || []).reduce((s, c) => s + count(c), 0);
 }
 
-// Mark the principal line: from the root, the first unpruned child whose value is the parent's.
+// Mark the principal line: from the root, follow the child the search chose
+// (the trace's "best" flag; else the first unpruned child with the parent's value).
 function markBest(node) {
   node._best = true;
   const kids = (node.children || []).filter((c) => !c.pruned);
-  const best = kids.find((c) => num(c.value) === num(node.value));
+  const best = kids.find((c) => c.best) || kids.find((c) => num(c.value) === num(node.value));
   if (best) markBest(best);
 }
 
@@ -64,6 +65,7 @@ export class LearnView {
       `value <b>${fmt(trace.value)}</b> · <b>${trace.nodes ?? "?"}</b> nodes searched · ` +
       `<b>${cut}</b> cut-offs · tree of ${count(this.tree)} nodes`;
     this.draw();
+    this.centerRoot();
   }
 
   message(text) {
@@ -114,13 +116,20 @@ export class LearnView {
     visit(this.tree);
   }
 
+  // Scroll the tree's box so that the root is in view.
+  centerRoot() {
+    const wrap = this.svg.parentElement;
+    if (wrap && this.tree) wrap.scrollLeft = Math.max(0, this.tree._x - wrap.clientWidth / 2);
+  }
+
   drawNode(parent, node, y) {
-    const isMax = node._level % 2 === 0;
+    const isMax = node.maximizing ?? node._level % 2 === 0;
     const hidden = !node._open && (node.children || []).length;
     const cls = ["node", isMax ? "max" : "min"];
     if (node.pruned) cls.push("pruned");
     if (node._best) cls.push("best");
     if (hidden) cls.push("collapsed");
+    if (node.cutoff) cls.push("cutoff");
     const g = el("g", { class: cls.join(" "), transform: `translate(${node._x - BOX_W / 2},${y})` }, parent);
     el("rect", { width: BOX_W, height: BOX_H }, g);
     const tri = isMax ? "M6,15 L12,5 L18,15 Z" : "M6,5 L12,15 L18,5 Z";
@@ -128,7 +137,7 @@ export class LearnView {
     const mv = el("text", { class: "mv", x: BOX_W / 2 + 6, y: 15 }, g);
     mv.textContent = node.move === "root" ? "root" : node.move;
     const val = el("text", { x: BOX_W / 2, y: 30 }, g);
-    val.textContent = node.pruned ? "pruned" : `v ${fmt(node.value)}`;
+    val.textContent = node.pruned ? "pruned" : `v ${fmt(node.value)}${node.cutoff ? " ✂" : ""}`;
     const ab = el("text", { class: "ab", x: BOX_W / 2, y: 43 }, g);
     ab.textContent = `α${fmt(node.alpha)} β${fmt(node.beta)}`;
     if (hidden) {
@@ -143,6 +152,7 @@ export class LearnView {
     }
     const title = el("title", {}, g);
     title.textContent = `${node.move}: value ${fmt(node.value)}, alpha ${fmt(node.alpha)}, beta ${fmt(node.beta)}` +
-      (node.pruned ? " (pruned: never searched)" : "");
+      (node.pruned ? " (pruned: never searched)" : "") +
+      (node.cutoff ? " (cut-off here: the remaining children were pruned)" : "");
   }
 }

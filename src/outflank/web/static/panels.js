@@ -17,6 +17,7 @@ export function renderPlayers(state, you, counts, turn, thinkingColor) {
     const tags = [];
     if (you === color) tags.push("you");
     if (p.kind === "human" && you !== color) tags.push("human");
+    if (p.kind === "ai") tags.push("computer");
     if (thinkingColor === color) tags.push("thinking…");
     $(`tag-${color}`).textContent = tags.join(" · ");
     $(`count-${color}`).textContent = counts[color];
@@ -39,7 +40,13 @@ export function renderMoveList(moves, cursor, viewPly, onPick) {
     list.appendChild(li);
   });
   const current = list.querySelector(".current");
-  if (current) current.scrollIntoView({ block: "nearest" });
+  if (current) {
+    // scroll the list only, never the page
+    const top = current.offsetTop; // the list is the offset parent
+    if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - current.offsetHeight) {
+      list.scrollTop = top - list.clientHeight / 2;
+    }
+  }
   $("moves-note").textContent = moves.length ? `${cursor} played${moves.length > cursor ? `, ${moves.length - cursor} to redo` : ""}` : "";
 }
 
@@ -50,7 +57,8 @@ export function renderGraph(values, viewPly, onPick) {
   const H = 110;
   const n = Math.max(values.length - 1, 1);
   const cap = Math.max(8, ...values.map((v) => Math.min(64, Math.abs(v))));
-  const x = (i) => (i / Math.max(n, 20)) * W;
+  const span = Math.max(n, 60);
+  const x = (i) => (i / span) * W;
   const y = (v) => H / 2 - (Math.max(-cap, Math.min(cap, v)) / cap) * (H / 2 - 6);
   svgEl("line", { class: "zero", x1: 0, x2: W, y1: H / 2, y2: H / 2 }, svg);
   if (values.length) {
@@ -72,7 +80,7 @@ export function renderGraph(values, viewPly, onPick) {
   svg.onclick = (ev) => {
     if (!values.length) return;
     const rect = svg.getBoundingClientRect();
-    const ply = Math.round(((ev.clientX - rect.left) / rect.width) * Math.max(n, 20));
+    const ply = Math.round(((ev.clientX - rect.left) / rect.width) * span);
     onPick(Math.max(0, Math.min(values.length - 1, ply)));
   };
 }

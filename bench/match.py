@@ -1,0 +1,326 @@
+"""Engine-versus-engine matches: paired games from varied openings.
+
+    python bench/match.py --a default:depth=4 --b heuristic:depth=4 --games 200
+    python bench/match.py --a level:6 --b level:5 --games 100 --workers 2
+
+A player spec is one of
+    EVALUATOR[:key=value,...]   an Engine(evaluator=EVALUATOR, ...); the keys
+                                depth, time (seconds) and nodes are search limits,
+                                any other key is passed to Engine() (tt_mb, corner=..)
+    level:N[:key=value,...]     Engine.level(N) with its own limits (or the given ones)
+    preset:NAME[:key=value,...] Engine.preset(NAME)
+Openings: the distinct positions (up to the 8 board symmetries) reached after
+--plies moves from the start, in a fixed pseudo-random order; each opening is
+played twice, once with each engine as black, so an unbalanced opening favours
+nobody. Games run in --workers processes. The table reports A's results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from dataclasses import dataclass
+from multiprocessing import Pool
+from pathlib import Path
+
+try:
+    import outflank  # noqa: F401
+except ImportError:  # running from a source checkout without PYTHONPATH
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+
+from outflank.board import BLACK, PASS, Board, Move
+from outflank.errors import OutflankError
+
+LIMIT_KEYS = {"depth": int, "time": float, "nodes": int}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A parsed player spec."""
+
+    text: str
+    kind: str  # "evaluator", "level" or "preset"
+    name: str
+    limits: dict
+    params: dict
+
+
+def _value(text: str) -> object:
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return text
+
+
+def parse_spec(text: str) -> Spec:
+    """Parse ``default:depth=4``, ``level:6``, ``preset:minimax4`` ..."""
+    parts = text.split(":")
+    head = parts[0].strip()
+    if not head:
+        raise OutflankError(f"empty player spec: {text!r}")
+    kind, name, rest = "evaluator", head, parts[1:]
+    if head in ("level", "preset"):
+        if len(parts) < 2 or not parts[1]:
+            raise OutflankError(
+                f"{head} needs a value, e.g. {head}:{'6' if head == 'level' else 'weights'}"
+            )
+        kind, name, rest = head, parts[1], parts[2:]
+        if kind == "level" and not name.isdigit():
+            raise OutflankError(f"level must be a number, not {name!r}")
+    limits: dict = {}
+    params: dict = {}
+    for chunk in ",".join(rest).split(","):
+        if not chunk.strip():
+            continue
+        if "=" not in chunk:
+            raise OutflankError(f"bad option {chunk!r} in {text!r} (expected key=value)")
+        key, raw = (s.strip() for s in chunk.split("=", 1))
+        if key in LIMIT_KEYS:
+            try:
+                limits[key] = LIMIT_KEYS[key](raw)
+            except ValueError:
+                raise OutflankError(f"bad {key} {raw!r} in {text!r}") from None
+        else:
+            params[key] = _value(raw)
+    if kind == "evaluator" and not limits:
+        raise OutflankError(f"{text!r}: give a search limit, e.g. {head}:depth=4")
+    return Spec(text, kind, name, limits, params)
+
+
+def make_engine(spec: Spec):
+    """The Engine a spec describes."""
+    from outflank.engine import Engine
+
+    if spec.kind == "level":
+        eng = Engine.level(int(spec.name))
+        if spec.params:
+            eng.configure(**spec.params)
+        return eng
+    if spec.kind == "preset":
+        eng = Engine.preset(spec.name)
+        if spec.params:
+            eng.configure(**spec.params)
+        return eng
+    return Engine(evaluator=spec.name, **spec.params)
+
+
+def _canonical(board: Board) -> tuple[int, int, int]:
+    """A key equal for positions that are images under the 8 symmetries."""
+    keys = []
+    for t in range(8):
+        keys.append((_transform(board.black, t), _transform(board.white, t), int(board.turn)))
+    return min(keys)
+
+
+def _transform(bits: int, t: int) -> int:
+    out = 0
+    while bits:
+        low = bits & -bits
+        r, c = divmod(low.bit_length() - 1, 8)
+        if t & 1:
+            c = 7 - c
+        if t & 2:
+            r = 7 - r
+        if t & 4:
+            r, c = c, r
+        out |= 1 << (r * 8 + c)
+        bits ^= low
+    return out
+
+
+def openings(plies: int, count: int, seed: int = 2024) -> list[list[str]]:
+    """``count`` distinct openings of ``plies`` moves, deterministic order."""
+    if not 0 <= plies <= 10:
+        raise OutflankError("--plies must be in 0..10")
+    found: dict[tuple, list[str]] = {}
+
+    def walk(board: Board, line: list[str]) -> None:
+        if len(line) == plies:
+            key = _canonical(board)
+            if key not in found and not board.is_game_over():
+                found[key] = list(line)
+            return
+        for move in board.legal_moves:
+            board.push(move)
+            line.append(str(move))
+            walk(board, line)
+            line.pop()
+            board.pop()
+
+    walk(Board(), [])
+    lines = sorted(found.values())
+    random.Random(seed).shuffle(lines)
+    if count > len(lines):
+        lines = (lines * (count // len(lines) + 1))[:count]
+    return lines[:count]
+
+
+# ------------------------------------------------------------------ workers
+_ENGINES: dict[str, object] = {}
+_SPECS: dict[str, Spec] = {}
+
+
+def _init_worker(spec_a: str, spec_b: str) -> None:
+    for key, text in (("a", spec_a), ("b", spec_b)):
+        _SPECS[key] = parse_spec(text)
+        _ENGINES[key] = make_engine(_SPECS[key])
+
+
+def _choose(key: str, board: Board) -> Move:
+    eng, spec = _ENGINES[key], _SPECS[key]
+    if spec.limits:
+        return eng.search(board, **spec.limits).best_move
+    return eng.choose_move(board)
+
+
+def play_game(job: tuple[int, list[str], bool]) -> tuple[int, int, float, float]:
+    """Play one game; returns (index, A's disc difference, A's and B's seconds)."""
+    index, line, a_black = job
+    board = Board()
+    for move in line:
+        board.play(move)
+    used = {"a": 0.0, "b": 0.0}
+    while not board.is_game_over():
+        if board.must_pass():
+            board.play(PASS)
+            continue
+        key = "a" if (board.turn == BLACK) == a_black else "b"
+        start = time.perf_counter()
+        move = _choose(key, board)
+        used[key] += time.perf_counter() - start
+        if move.is_pass or not board.is_legal(move):
+            raise OutflankError(f"engine {_SPECS[key].text} chose an illegal move {move}")
+        board.play(move)
+    black, white = board.score()
+    empty = 64 - black - white
+    diff = black - white
+    diff += empty if diff > 0 else -empty if diff < 0 else 0
+    return index, diff if a_black else -diff, used["a"], used["b"]
+
+
+# ------------------------------------------------------------------ report
+@dataclass
+class Result:
+    """A's results over a match."""
+
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    disc_sum: int = 0
+    disc_sq: int = 0
+    time_a: float = 0.0
+    time_b: float = 0.0
+
+    def add(self, diff: int, ta: float, tb: float) -> None:
+        self.games += 1
+        self.wins += diff > 0
+        self.draws += diff == 0
+        self.losses += diff < 0
+        self.disc_sum += diff
+        self.disc_sq += diff * diff
+        self.time_a += ta
+        self.time_b += tb
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+    @property
+    def disc_mean(self) -> float:
+        return self.disc_sum / self.games if self.games else 0.0
+
+    @property
+    def disc_ci(self) -> float:
+        """Half-width of a 95 % confidence interval of the mean disc difference."""
+        if self.games < 2:
+            return float("nan")
+        var = (self.disc_sq - self.games * self.disc_mean**2) / (self.games - 1)
+        return 1.96 * math.sqrt(max(var, 0.0) / self.games)
+
+    @property
+    def elo(self) -> float:
+        s = min(max(self.score, 1e-3), 1 - 1e-3)
+        return -400 * math.log10(1 / s - 1)
+
+
+def table(spec_a: str, spec_b: str, res: Result, seconds: float) -> str:
+    """The result table (A's view)."""
+    rows = [
+        ("A", spec_a),
+        ("B", spec_b),
+        ("games", str(res.games)),
+        ("A wins / draws / losses", f"{res.wins} / {res.draws} / {res.losses}"),
+        ("A score", f"{100 * res.score:.1f} %"),
+        ("A disc difference", f"{res.disc_mean:+.2f} +/- {res.disc_ci:.2f} (95 %)"),
+        ("Elo difference (A - B)", f"{res.elo:+.0f}"),
+        (
+            "seconds per game A / B",
+            f"{res.time_a / max(res.games, 1):.3f} / {res.time_b / max(res.games, 1):.3f}",
+        ),
+        ("wall time", f"{seconds:.1f} s"),
+        ("games/s", f"{res.games / seconds:.2f}" if seconds > 0 else "inf"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def run_match(
+    spec_a: str, spec_b: str, games: int, plies: int, workers: int, quiet: bool
+) -> Result:
+    """Play the match and return A's results."""
+    if games < 2 or games % 2:
+        raise OutflankError("--games must be an even number >= 2 (paired games)")
+    if workers < 1:
+        raise OutflankError("--workers must be >= 1")
+    parse_spec(spec_a), parse_spec(spec_b)  # fail early on bad specs
+    lines = openings(plies, games // 2)
+    jobs = [(i, lines[i // 2], i % 2 == 0) for i in range(games)]
+    res = Result()
+    start = time.perf_counter()
+    with Pool(workers, initializer=_init_worker, initargs=(spec_a, spec_b)) as pool:
+        for done, (_i, diff, ta, tb) in enumerate(pool.imap_unordered(play_game, jobs), 1):
+            res.add(diff, ta, tb)
+            if not quiet:
+                print(
+                    f"\r{done}/{games} games  A {res.wins}-{res.draws}-{res.losses}"
+                    f"  score {100 * res.score:.1f} %",
+                    end="",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    if not quiet:
+        print(file=sys.stderr)
+    res.seconds = time.perf_counter() - start  # type: ignore[attr-defined]
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--a", required=True, help="player A, e.g. default:depth=4")
+    ap.add_argument("--b", required=True, help="player B, e.g. heuristic:depth=4")
+    ap.add_argument("--games", type=int, default=100, help="number of games (even)")
+    ap.add_argument("--plies", type=int, default=6, help="opening length in plies")
+    ap.add_argument("--workers", type=int, default=2, help="worker processes")
+    ap.add_argument("--quiet", action="store_true", help="no progress line")
+    args = ap.parse_args(argv)
+    try:
+        res = run_match(args.a, args.b, args.games, args.plies, args.workers, args.quiet)
+    except OutflankError as exc:
+        print(f"match.py: error: {exc}", file=sys.stderr)
+        return 2
+    print(table(args.a, args.b, res, res.seconds))  # type: ignore[attr-defined]
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

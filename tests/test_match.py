@@ -1,0 +1,87 @@
+"""bench/match.py: a tiny real match in a subprocess, and its spec parser."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, cli_env
+
+sys.path.insert(0, str(ROOT / "bench"))
+
+import match
+from outflank.errors import OutflankError
+
+
+def test_parse_spec() -> None:
+    spec = match.parse_spec("regions:depth=3,corner=40")
+    assert (spec.kind, spec.name, spec.limits, spec.params) == (
+        "evaluator",
+        "regions",
+        {"depth": 3},
+        {"corner": 40},
+    )
+    assert match.parse_spec("level:6").kind == "level"
+    assert match.parse_spec("preset:minimax4").name == "minimax4"
+    for bad in ("", "default", "level:x", "default:depth", "default:depth=x", "level:"):
+        with pytest.raises(OutflankError):
+            match.parse_spec(bad)
+
+
+def test_openings_are_distinct_and_deterministic() -> None:
+    lines = match.openings(4, 20)
+    assert lines == match.openings(4, 20)
+    assert len({tuple(line) for line in lines}) == 20
+    assert all(len(line) == 4 for line in lines)
+
+
+def test_tiny_match_in_a_subprocess() -> None:
+    pytest.importorskip("outflank.engine")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(Path(ROOT, "bench", "match.py")),
+            "--a",
+            "default:depth=1",
+            "--b",
+            "heuristic:depth=1",
+            "--games",
+            "2",
+            "--workers",
+            "1",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = dict(line.split("  ", 1) for line in proc.stdout.splitlines())
+    rows = {k.strip(): v.strip() for k, v in rows.items()}
+    assert rows["games"] == "2"
+    wins, draws, losses = (int(x) for x in rows["A wins / draws / losses"].split(" / "))
+    assert wins + draws + losses == 2
+    assert rows["A score"].endswith("%")
+
+
+def test_bad_arguments_exit_2() -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(Path(ROOT, "bench", "match.py")),
+            "--a",
+            "default",
+            "--b",
+            "x:depth=1",
+        ],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=30,
+    )
+    assert proc.returncode == 2
+    assert "search limit" in proc.stderr

@@ -1,0 +1,143 @@
+"""AI seats, hints and evaluations through the API (needs outflank.engine)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from outflank.board import Board
+from outflank.web.app import create_app
+from outflank.web.storage import SeatRow, Storage
+from web.conftest import move, needs_engine, new_game, wait_for
+
+pytestmark = needs_engine
+
+LEVEL1 = {"kind": "ai", "ai": "level", "level": 1}
+
+
+def test_ai_replies_to_a_human_move(client: TestClient) -> None:
+    game_id, seats, _ = new_game(client, white=LEVEL1)
+    state = move(client, game_id, seats["black"], "f5").json()
+    assert state["turn"] == "white"
+    # the human cannot move for the AI
+    assert move(client, game_id, seats["white"], "d6").status_code == 409
+    state = wait_for(client, game_id, lambda s: s["cursor"] == 2)
+    reply = state["moves"][1]
+    assert reply["by"] == "ai" and reply["color"] == "white"
+    assert Board.from_transcript(state["transcript"]).obf()[:64] == state["board"]
+    assert state["turn"] == "black"
+
+
+def test_ai_moves_first_when_it_is_black(client: TestClient) -> None:
+    game_id, _, _ = new_game(client, black={"kind": "ai", "ai": "greedy"})
+    state = wait_for(client, game_id, lambda s: s["cursor"] == 1)
+    assert state["moves"][0]["by"] == "ai" and state["turn"] == "white"
+
+
+def test_two_ais_finish_the_game(client: TestClient) -> None:
+    game_id, _, _ = new_game(client, black=LEVEL1, white={"kind": "ai", "ai": "minimax4"})
+    state = wait_for(client, game_id, lambda s: s["status"] == "over", timeout=60)
+    board = Board.from_transcript(state["transcript"])
+    assert board.is_game_over() and board.result() == state["result"]["score"]
+
+
+def test_regions_sliders_change_mid_game(client: TestClient) -> None:
+    regions = {"kind": "ai", "ai": "regions", "corner": 30, "edge": 5, "x_square": -20}
+    game_id, seats, _ = new_game(client, white={**regions, "lookahead": 2})
+    move(client, game_id, seats["black"], "f5")
+    wait_for(client, game_id, lambda s: s["cursor"] == 2)
+    url = f"/api/games/{game_id}/players/white"
+    new = {**regions, "corner": -50, "lookahead": 6}
+    changed = client.patch(url, json={"seat": seats["black"], "player": new})
+    assert changed.status_code == 200, changed.text
+    white = changed.json()["players"]["white"]
+    assert white["corner"] == -50 and white["lookahead"] == 6
+    assert "look-ahead 6" in white["name"]
+    assert client.patch(url, json={"seat": "nope", "player": new}).status_code == 403
+    too_far = client.patch(url, json={"seat": seats["black"], "player": {**new, "lookahead": 11}})
+    assert too_far.status_code == 422
+    human = client.patch(
+        f"/api/games/{game_id}/players/black",
+        json={"seat": seats["black"], "player": new},
+    )
+    assert human.status_code == 409
+    assert client.patch(
+        f"/api/games/{game_id}/players/green", json={"seat": seats["black"], "player": new}
+    ).status_code in (404, 422)
+
+
+def test_hints_score_every_legal_move(client: TestClient) -> None:
+    game_id, _, state = new_game(client, start="f5d6c3")
+    hints = client.get(f"/api/games/{game_id}/hints").json()
+    assert hints["turn"] == "white"
+    assert sorted(h["move"] for h in hints["moves"]) == sorted(state["legal"])
+    scores = [h["score"] for h in hints["moves"]]
+    assert scores == sorted(scores, reverse=True)
+    early = client.get(f"/api/games/{game_id}/hints", params={"ply": 0}).json()
+    assert sorted(h["move"] for h in early["moves"]) == ["c4", "d3", "e6", "f5"]
+    assert client.get(f"/api/games/{game_id}/hints", params={"ply": 99}).status_code == 400
+
+
+def test_evaluations_cover_every_position(client: TestClient) -> None:
+    game_id, _, _ = new_game(client, start="f5d6c3d3")
+    values = client.get(f"/api/games/{game_id}/evaluations").json()["values"]
+    assert len(values) == 5 and all(isinstance(v, float) for v in values)
+
+
+def test_undo_against_the_ai_returns_to_the_human(client: TestClient) -> None:
+    game_id, seats, _ = new_game(client, white=LEVEL1)
+    move(client, game_id, seats["black"], "f5")
+    wait_for(client, game_id, lambda s: s["cursor"] == 2)
+    undone = client.post(f"/api/games/{game_id}/undo", json={"seat": seats["black"]}).json()
+    assert undone["cursor"] == 0 and undone["turn"] == "black" and undone["redo"] == 2
+    redone = client.post(f"/api/games/{game_id}/redo", json={"seat": seats["black"]}).json()
+    assert redone["cursor"] == 2 and redone["turn"] == "black"
+
+
+def test_restart_lets_a_waiting_ai_move(db_path: Path) -> None:
+    with TestClient(create_app(str(db_path), ai_delay=0.0)) as first:
+        game_id, seats, _ = new_game(first)
+        move(first, game_id, seats["black"], "f5")
+    # while the server is down, white becomes an AI (as if it stopped mid-think)
+    storage = Storage(str(db_path))
+    with storage.session() as session:
+        seat = session.scalars(
+            select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.color == "white")
+        ).one()
+        seat.player = LEVEL1
+        session.commit()
+    storage.close()
+    with TestClient(create_app(str(db_path), ai_delay=0.0)) as second:
+        state = wait_for(second, game_id, lambda s: s["cursor"] == 2)
+        assert state["moves"][1]["by"] == "ai"
+
+
+def test_reversi_rules_with_an_ai(client: TestClient) -> None:
+    game_id, seats, state = new_game(
+        client, rules="reversi", white={"kind": "ai", "ai": "heuristic"}
+    )
+    assert state["rules"] == "reversi"
+    move(client, game_id, seats["black"], "f5")
+    state = wait_for(client, game_id, lambda s: s["cursor"] == 2)
+    board = Board.from_transcript(state["transcript"], rules="reversi")
+    assert board.obf()[:64] == state["board"]
+    hints = client.get(f"/api/games/{game_id}/hints").json()["moves"]
+    assert sorted(h["move"] for h in hints) == sorted(state["legal"])
+
+
+def test_websocket_streams_the_ai_search(client: TestClient) -> None:
+    game_id, seats, _ = new_game(client, white={"kind": "ai", "ai": "minimax4"})
+    with client.websocket_connect(f"/ws/games/{game_id}?seat={seats['black']}") as ws:
+        ws.receive_json()
+        ws.send_json({"type": "move", "move": "f5"})
+        events = []
+        while not (events and events[-1]["type"] == "state" and events[-1]["state"]["cursor"] == 2):
+            events.append(ws.receive_json())
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "state" and "thinking" in kinds
+    infos = [e for e in events if e["type"] == "info"]
+    assert infos and infos[-1]["depth"] == 4 and infos[-1]["color"] == "white"
+    assert {"score", "nodes", "nps", "pv"} <= set(infos[-1])
+    assert kinds.index("thinking") < kinds.index("info")

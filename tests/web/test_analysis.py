@@ -1,0 +1,46 @@
+"""Learn mode (the teaching alpha-beta trace) and the GGF export."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from outflank.board import Board
+from outflank.classic import alphabeta
+from outflank.ggf import parse_ggf
+from web.conftest import new_game
+
+
+def _walk(node: dict) -> list[dict]:
+    return [node, *(n for child in node["children"] for n in _walk(child))]
+
+
+def test_learn_tree_matches_the_teaching_search(client: TestClient) -> None:
+    game_id, _, _ = new_game(client, start="f5d6c3d3c4")
+    board = Board.from_transcript("f5d6c3d3c4")
+    for depth in (1, 3):
+        data = client.get(f"/api/games/{game_id}/learn", params={"depth": depth}).json()
+        expected = alphabeta(board, depth)
+        assert data["value"] == expected.value and data["best_move"] == str(expected.best_move)
+        assert data["nodes"] == expected.nodes and data["cutoffs"] == expected.cutoffs
+        nodes = _walk(data["tree"])
+        assert max(n["depth"] for n in nodes) == depth
+        assert {c["move"] for c in data["tree"]["children"]} == {str(m) for m in board.legal_moves}
+        if depth == 3:
+            assert any(n["pruned"] for n in nodes)  # alpha-beta cut something
+    # the position at an earlier ply (replay) can be studied too
+    early = client.get(f"/api/games/{game_id}/learn", params={"depth": 1, "ply": 0}).json()
+    assert {c["move"] for c in early["tree"]["children"]} == {"d3", "c4", "f5", "e6"}
+
+
+def test_learn_bad_input(client: TestClient) -> None:
+    game_id, _, _ = new_game(client)
+    assert client.get(f"/api/games/{game_id}/learn", params={"depth": 5}).status_code == 422
+    assert client.get(f"/api/games/{game_id}/learn", params={"ply": 9}).status_code == 400
+    assert client.get("/api/games/nope/learn").status_code == 404
+
+
+def test_ggf_export_replays_to_the_same_board(client: TestClient) -> None:
+    game_id, _, state = new_game(client, start="f5d6c3d3c4f4")
+    text = client.get(f"/api/games/{game_id}/ggf").text
+    record = parse_ggf(text)
+    assert record.board().obf()[:64] == state["board"]

@@ -1,0 +1,279 @@
+"""The page in a real headless chromium (Playwright) against a real ``outflank serve``."""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import cli_env
+from outflank.board import Board
+from web.conftest import needs_engine
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's /usr/bin/chromium is not installed"),
+]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db = tmp_path_factory.mktemp("web") / "browser.db"
+    port = _free_port()
+    cmd = [sys.executable, "-m", "outflank", "serve", "--port", str(port), "--db", str(db)]
+    proc = subprocess.Popen(
+        [*cmd, "--ai-delay", "0.05"],
+        env=cli_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(base + "/api/info", timeout=1)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    out = proc.stdout.read().decode() if proc.stdout else ""
+                    pytest.fail(f"outflank serve did not start: {out}")
+                time.sleep(0.1)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def _api(base: str, path: str, body: dict | None = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(
+        base + path, data=data, headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(req) as response:
+        return json.load(response)
+
+
+FLIP_RECORDER = """() => {
+  window.flipped = [];
+  new MutationObserver((records) => {
+    for (const r of records) {
+      window.flipped.push(`${r.target.dataset.square}:${r.target.dataset.color}`);
+    }
+  }).observe(document.getElementById("board"),
+             { attributes: true, attributeFilter: ["data-color"], subtree: true });
+}"""
+
+
+def _count(page: Any, color: str) -> int:
+    return int(page.text_content(f"#count-{color}"))
+
+
+def _new_game(page: Any, base: str, opponent: str, color: str = "black", start: str = "") -> None:
+    page.goto(base + "/")
+    page.wait_for_selector("dialog#newgame[open]")
+    page.check(f"input[name=color][value={color}]")
+    page.select_option("#ng-opponent", opponent)
+    if opponent == "level":
+        page.fill("#ng-level", "1")
+    if start:
+        page.click("details summary")
+        page.fill("input[name=start]", start)
+    page.click("#ng-start")
+    page.wait_for_url("**/game/*")
+    page.wait_for_selector("#export-card:not([hidden])")
+
+
+def _near_end_obf() -> str:
+    """A position from a random game where black's move fills the last square."""
+    rng = random.Random(7)
+    while True:
+        board = Board()
+        while board.empties > 1 and not board.is_game_over():
+            board.push(rng.choice(board.legal_moves))
+        if board.empties == 1 and board.turn.name == "BLACK" and board.moves_bitboard():
+            return board.obf()
+
+
+def test_finish_a_game_and_reload(server: str, page: Any) -> None:
+    obf = _near_end_obf()
+    _new_game(page, server, "human", start=obf)
+    black_before = _count(page, "black")
+    legal = page.get_attribute("[data-legal]", "data-legal")
+    page.click(f"rect[data-square={legal}]")
+    page.wait_for_selector("#endscreen:not([hidden])")
+    title = page.text_content("#end-title")
+    assert title in ("Black wins!", "White wins!", "It is a tie!")
+    assert _count(page, "black") > black_before
+    assert page.locator(f"circle.disc[data-square={legal}]").get_attribute("data-color") == "black"
+    page.reload()
+    page.wait_for_selector("#endscreen:not([hidden])")
+    assert page.text_content("#end-title") == title
+    assert page.locator("#movelist li").count() >= 1
+
+
+def test_two_browsers_play_each_other(server: str, browser: Any, page: Any) -> None:
+    _new_game(page, server, "human")
+    invite = page.input_value("#link-invite-white")
+    spectate = page.input_value("#link-spectate")
+    assert "seat=" in invite and "seat=" not in spectate
+    other = browser.new_context().new_page()
+    other.goto(invite)
+    other.wait_for_selector("#tag-white:has-text('you')")
+    page.wait_for_selector("[data-legal=f5]")
+    page.click("rect[data-square=f5]")
+    other.wait_for_selector("circle.disc[data-square=f5][data-color=black]")
+    other.wait_for_selector("#count-black:text-is('4')")
+    # black cannot move for white; white moves from its own browser
+    other.wait_for_selector("[data-legal=d6]")
+    other.click("rect[data-square=d6]")
+    page.wait_for_selector("circle.disc[data-square=d6][data-color=white]")
+    page.wait_for_function("document.querySelectorAll('#movelist li').length === 2")
+    # a spectator sees the game but cannot move
+    watcher = browser.new_context().new_page()
+    watcher.goto(spectate)
+    watcher.wait_for_selector("circle.disc[data-square=d6][data-color=white]")
+    watcher.click("rect[data-square=c3]")
+    watcher.wait_for_selector("#toast:has-text('Spectating')")
+    assert page.locator("#movelist li").count() == 2
+    # undo from black's browser takes back to black's turn; the other browser follows
+    page.click("#btn-undo")
+    other.wait_for_function("document.querySelectorAll('#movelist li.future').length === 2")
+    other.context.close()
+    watcher.context.close()
+
+
+def test_replay_and_learn(server: str, page: Any) -> None:
+    _new_game(page, server, "human", start="f5d6c3d3c4f4")
+    page.click("#movelist li[data-ply='2']")
+    page.wait_for_selector("#replay-banner:not([hidden])")
+    assert page.locator("circle.disc").count() == 6
+    page.click("#rp-last")
+    page.wait_for_selector("#replay-banner", state="hidden")
+    assert page.locator("circle.disc").count() == 10
+    page.click("#btn-learn")
+    page.click(".depths button[data-depth='2']")
+    page.wait_for_selector("#tree .node")
+    assert "nodes searched" in page.text_content("#learn-summary")
+    assert page.locator("#tree .node.max").count() >= 1
+
+
+@needs_engine
+def test_play_the_ai_hint_undo_reload(server: str, page: Any) -> None:
+    _new_game(page, server, "level")
+    page.wait_for_selector("[data-legal]")
+    page.evaluate(FLIP_RECORDER)
+    page.click("rect[data-square=f5]")
+    page.wait_for_function("window.flipped.includes('e5:black')")  # the disc turned
+    # the AI replies: two moves in the list, black to move again
+    page.wait_for_function("document.querySelectorAll('#movelist li').length === 2")
+    page.wait_for_selector("#status:has-text('Your move')")
+    legal = page.locator("[data-legal]").count()
+    page.click("#btn-hint")
+    page.wait_for_selector("[data-hint]")
+    assert page.locator("[data-hint]").count() == legal
+    page.click("#btn-undo")
+    page.wait_for_function("document.querySelectorAll('#movelist li.future').length === 2")
+    assert _count(page, "black") == 2 and _count(page, "white") == 2
+    page.click("#btn-redo")
+    page.wait_for_function("document.querySelectorAll('#movelist li.future').length === 0")
+    page.reload()
+    page.wait_for_function("document.querySelectorAll('#movelist li').length === 2")
+    page.wait_for_selector("#status:has-text('Your move')")
+
+
+@needs_engine
+def test_ai_against_ai_finishes(server: str, page: Any) -> None:
+    _new_game(page, server, "level", color="watch")
+    page.wait_for_selector("#endscreen:not([hidden])", timeout=60000)
+    black, white = _count(page, "black"), _count(page, "white")
+    assert black + white <= 64 and black + white > 4
+
+
+def _pass_position() -> tuple[str, str]:
+    """A position (OBF) where black has a move after which white must pass."""
+    rng = random.Random(1)
+    while True:
+        board = Board()
+        while not board.is_game_over() and board.empties > 4:
+            if board.turn.name == "BLACK":
+                for move in board.legal_moves:
+                    after = board.copy()
+                    after.push(move)
+                    if after.must_pass():
+                        return board.obf(), str(move)
+            board.push(rng.choice(board.legal_moves))
+
+
+def test_a_pass_is_announced(server: str, page: Any) -> None:
+    obf, square = _pass_position()
+    _new_game(page, server, "human", start=obf)
+    page.wait_for_selector(f"[data-legal={square}]")
+    page.click(f"rect[data-square={square}]")
+    page.wait_for_selector("#toast:has-text('White has no legal move and passes')")
+    page.wait_for_function("document.querySelectorAll('#movelist li.pass').length === 1")
+    page.wait_for_selector("#status:has-text('Your move (black)')")
+
+
+def test_rest_fallback_without_websocket(server: str, browser: Any) -> None:
+    context = browser.new_context()
+    context.add_init_script("window.WebSocket = undefined;")  # as behind a proxy without it
+    page = context.new_page()
+    _new_game(page, server, "human")
+    game_id = page.url.split("/game/")[1].split("?")[0]
+    page.click("rect[data-square=f5]")  # sent over REST
+    page.wait_for_selector("#count-black:text-is('4')")
+    white = page.input_value("#link-invite-white").split("seat=")[1]
+    _api(server, f"/api/games/{game_id}/moves", {"seat": white, "move": "d6"})
+    # the page learns of the other side's move by long polling
+    page.wait_for_selector("circle.disc[data-square=d6][data-color=white]")
+    page.wait_for_selector("#status:has-text('Your move (black)')")
+    context.close()

@@ -1,0 +1,108 @@
+"""``outflank serve`` as a real process: a game survives ``kill -9`` mid-game."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from conftest import cli_env
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _serve(db: Path, port: int) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "outflank", "serve", "--port", str(port), "--db", str(db)],
+        env=cli_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/info", timeout=1)
+            return proc
+        except OSError:
+            assert proc.poll() is None and time.monotonic() < deadline, "server did not start"
+            time.sleep(0.1)
+
+
+def _call(port: int, path: str, body: Any = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}", data=data, headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(req, timeout=10) as response:
+        return json.load(response)
+
+
+def test_game_survives_kill_9(tmp_path: Path) -> None:
+    db = tmp_path / "games.db"
+    port = _free_port()
+    proc = _serve(db, port)
+    try:
+        humans = {"black": {"kind": "human"}, "white": {"kind": "human"}}
+        created = _call(port, "/api/games", humans)
+        game_id, seats = created["game"]["id"], created["seats"]
+        for color, square in (("black", "f5"), ("white", "d6"), ("black", "c3")):
+            body = {"seat": seats[color], "move": square}
+            state = _call(port, f"/api/games/{game_id}/moves", body)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+    proc = _serve(db, port)
+    try:
+        again = _call(port, f"/api/games/{game_id}")
+        assert again["board"] == state["board"] and again["transcript"] == "f5d6c3"
+        more = _call(port, f"/api/games/{game_id}/moves", {"seat": seats["white"], "move": "d3"})
+        assert more["transcript"] == "f5d6c3d3"
+        try:
+            _call(port, f"/api/games/{game_id}/moves", {"seat": seats["white"], "move": "e3"})
+            raise AssertionError("a move out of turn was accepted")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 409
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_serve_reports_a_busy_port_and_a_bad_database(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "outflank", "serve", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            env=cli_env(),
+            cwd=tmp_path,
+            timeout=60,
+        )
+    assert done.returncode == 2 and "Address already in use" in done.stderr
+    done = subprocess.run(
+        [sys.executable, "-m", "outflank", "serve", "--db", str(tmp_path / "no" / "x.db")],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith("unable to open database file")
+    assert len(done.stderr.strip().splitlines()) == 1
