@@ -4,19 +4,60 @@
  * Null-window searches (is the score above alpha?) do the work; a PVS on
  * top finds the exact value and its principal variation. By number of
  * empty squares:
- *   >= END_TT_MIN  transposition table, stability cut-off, moves ordered by
- *                  the TT move then fastest-first (fewest opponent replies);
- *   7 .. 11        stability cut-off, fastest-first, no table;
- *   5 .. 6         squares tried in parity order (odd regions first);
- *   4, 3, 2, 1     dedicated functions on explicit squares.
+ *   >= END_TT_MIN   transposition table (cut-offs, best move, enhanced
+ *                   transposition cut-off from END_ETC_MIN), stability
+ *                   cut-off, moves ordered by the table's move, then
+ *                   fastest-first (fewest opponent replies), plus a shallow
+ *                   eval_default search from SHALLOW0_MIN;
+ *   7 .. TT_MIN-1   stability cut-off, fastest-first, no table;
+ *   5 .. 6          squares tried in parity order (odd regions first);
+ *   4, 3, 2, 1      dedicated functions on explicit squares.
+ * The thresholds were tuned on FFO #40-#44 (CPU time); each can be
+ * overridden at build time with -D for experiments (see docs/engine.md).
  */
 #include <string.h>
 
 #include "eval_default.h"
 #include "search.h"
 
-#define END_TT_MIN 12
+#ifdef ENDSTATS /* debugging: calls per number of empties, printed per root move */
+#include <stdio.h>
+unsigned long long end_stats[65];
+#define STAT(e) (end_stats[e]++)
+#else
+#define STAT(e) ((void)0)
+#endif
+
+#ifndef END_TT_MIN
+#define END_TT_MIN 10
+#endif
+#ifndef END_SORT_MIN
 #define END_SORT_MIN 7
+#endif
+#ifndef STAB_MIN /* stability cut-off tried when alpha >= STAB_MIN */
+#define STAB_MIN 8
+#endif
+#ifndef END_ETC_MIN
+#define END_ETC_MIN 12
+#endif
+#ifndef PRESEARCH_OFFSET /* pre-search depth: empties - offset, at most max */
+#define PRESEARCH_OFFSET 14
+#endif
+#ifndef PRESEARCH_MAX
+#define PRESEARCH_MAX 12
+#endif
+#ifndef SHALLOW0_MIN /* ordering by eval_default of each child from here */
+#define SHALLOW0_MIN 16
+#endif
+#ifndef SHALLOW1_MIN /* ... by a 1-ply search */
+#define SHALLOW1_MIN 19
+#endif
+#ifndef SHALLOW2_MIN /* ... by a 2-ply search */
+#define SHALLOW2_MIN 22
+#endif
+#ifndef ORDER_EVAL_W /* weight of that score against fastest-first, /16 */
+#define ORDER_EVAL_W 8
+#endif
 #define CORNER_MASK 0x8100000000000081ULL
 
 static const u64 QUADRANT[4] = {0x000000000F0F0F0FULL, 0x00000000F0F0F0F0ULL,
@@ -36,13 +77,30 @@ static inline u64 try_flips(u64 P, u64 O, int sq) {
 
 /* ------------------------------------------------------- last squares */
 
+/* Discs flipped by the owner of B playing on x when x is the only empty
+ * square: along each line, everything between x and B's nearest disc. */
+static inline int last_flips(u64 B, int x) {
+    const u64 *line = bb_lines[x];
+    int n = 0;
+    for (int d = 0; d < 4; ++d) {
+        u64 b = B & line[d];
+        n += bb_count(((b & (0 - b)) - 1) & line[d] & (b ? ~0ULL : 0));
+    }
+    for (int d = 4; d < 8; ++d) {
+        u64 b = B & line[d];
+        if (b) n += bb_count(line[d] & ~((2ULL << (63 - __builtin_clzll(b))) - 1));
+    }
+    return n;
+}
+
 static int solve_1(Search *s, u64 P, u64 O, int x) {
     ++s->nodes;
-    u64 f = try_flips(P, O, x);
-    if (f) return 2 * (bb_count(P) + bb_count(f)) + 2 - 64;
-    f = try_flips(O, P, x);
-    if (f) return 2 * (bb_count(P) - bb_count(f)) - 64;
-    int d = 2 * bb_count(P) - 63;
+    int p = bb_count(P);
+    int n = last_flips(P, x);
+    if (n) return 2 * (p + n) + 2 - 64;
+    n = last_flips(O, x);
+    if (n) return 2 * (p - n) - 64;
+    int d = 2 * p - 63;
     return d > 0 ? d + 1 : d - 1;
 }
 
@@ -188,7 +246,7 @@ static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties) {
 
 /* Stability cut-off: the opponent's stable discs cap the mover's score. */
 static inline int stability_cut(u64 P, u64 O, int alpha, int *bound) {
-    if (alpha < 8) return 0;
+    if (alpha < STAB_MIN) return 0;
     int b = 64 - 2 * bb_count(bb_stable(O, P));
     if (b <= alpha) {
         *bound = b;
@@ -224,6 +282,31 @@ static inline int ff_key(u64 P, u64 O, int sq, u64 f, u64 odd) {
     return key;
 }
 
+/* Plain alpha-beta on eval_default, for ordering only. */
+static int order_ab(Search *s, u64 P, u64 O, int depth, int alpha, int beta) {
+    ++s->nodes;
+    if (depth == 0) return eval_default(P, O);
+    u64 moves = bb_moves(P, O);
+    if (!moves) {
+        if (!bb_moves(O, P)) return final_discs(P, O) * 100;
+        return -order_ab(s, O, P, depth, -beta, -alpha);
+    }
+    int best = -SCORE_INF;
+    for (; moves; moves &= moves - 1) {
+        int sq = bb_first(moves);
+        u64 f = bb_flips(P, O, sq);
+        int v = -order_ab(s, O & ~f, P | f | (1ULL << sq), depth - 1, -beta, -alpha);
+        if (v > best) {
+            best = v;
+            if (v > alpha) {
+                alpha = v;
+                if (alpha >= beta) break;
+            }
+        }
+    }
+    return best;
+}
+
 static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
     int n = 0;
     u64 odd = odd_squares(~(P | O));
@@ -232,6 +315,28 @@ static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
         u64 f = bb_flips(P, O, sq);
         int key = sq == tt_move ? (1 << 29) : ff_key(P, O, sq, f, odd);
         list[n++] = (EndMove){sq, key, f};
+    }
+    return n;
+}
+
+/* The best move known for (P, O): an endgame entry's, else the pre-search's. */
+static inline int hint_move(const Search *s, const TTEntry *e, u64 P, u64 O) {
+    if (e && e->move < 64) return e->move;
+    const TTEntry *m = tt_probe(&s->tt, P, O, TT_TAG_ORDER);
+    return m && m->move < 64 ? m->move : MOVE_NONE;
+}
+
+/* Deep nodes: fastest-first plus a shallow search with eval_default. */
+static int gen_deep_moves(Search *s, u64 P, u64 O, u64 moves, EndMove *list, int tt_move,
+                          int empties) {
+    int n = gen_end_moves(P, O, moves, list, tt_move);
+    int depth = empties >= SHALLOW2_MIN ? 2 : empties >= SHALLOW1_MIN ? 1 : 0;
+    for (int i = 0; i < n; ++i) {
+        if (list[i].sq == tt_move) continue;
+        u64 f = list[i].flips;
+        u64 nP = O & ~f, nO = P | f | (1ULL << list[i].sq);
+        int v = depth ? order_ab(s, nP, nO, depth, -SCORE_INF + 1, SCORE_INF) : eval_default(nP, nO);
+        list[i].key += -v * ORDER_EVAL_W / 16;
     }
     return n;
 }
@@ -267,20 +372,27 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties) {
     if (search_should_stop(s)) return 0;
     int bound;
     if (stability_cut(P, O, alpha, &bound)) return bound;
-    int tt_move = MOVE_NONE;
     const TTEntry *e = tt_probe(&s->tt, P, O, TT_TAG_END);
     if (e) {
         if (e->lower > alpha) return e->lower;
         if (e->upper <= alpha) return e->upper;
-        if (e->move < 64) tt_move = e->move;
     }
+    int tt_move = hint_move(s, e, P, O);
     u64 moves = bb_moves(P, O);
     if (!moves) {
         if (!bb_moves(O, P)) return final_discs(P, O);
         return -end_nws_tt(s, O, P, -alpha - 1, empties);
     }
     EndMove list[MAX_MOVES];
-    int n = gen_end_moves(P, O, moves, list, tt_move);
+    int n = empties >= SHALLOW0_MIN ? gen_deep_moves(s, P, O, moves, list, tt_move, empties)
+                                    : gen_end_moves(P, O, moves, list, tt_move);
+    if (empties >= END_ETC_MIN) { /* enhanced transposition cut-off */
+        for (int i = 0; i < n; ++i) {
+            u64 f = list[i].flips;
+            const TTEntry *c = tt_probe(&s->tt, O & ~f, P | f | (1ULL << list[i].sq), TT_TAG_END);
+            if (c && -c->upper > alpha) return -c->upper;
+        }
+    }
     int best = -SCORE_INF, best_move = MOVE_NONE;
     for (int i = 0; i < n; ++i) {
         end_pick(list, i, n);
@@ -299,6 +411,7 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties) {
 }
 
 static int end_nws(Search *s, u64 P, u64 O, int alpha, int empties) {
+    STAT(empties);
     if (empties >= END_TT_MIN) return end_nws_tt(s, P, O, alpha, empties);
     if (empties >= END_SORT_MIN) return end_nws_sorted(s, P, O, alpha, empties);
     if (empties >= 5) return end_nws_parity(s, P, O, alpha, empties);
@@ -334,9 +447,8 @@ static int end_pvs(Search *s, u64 P, u64 O, int alpha, int beta, int empties, in
         pv_set(s, ply, MOVE_PASS);
         return v;
     }
-    int tt_move = MOVE_NONE;
     const TTEntry *e = tt_probe(&s->tt, P, O, TT_TAG_END);
-    if (e && e->move < 64) tt_move = e->move;
+    int tt_move = hint_move(s, e, P, O);
     EndMove list[MAX_MOVES];
     int n = gen_end_moves(P, O, moves, list, tt_move);
     int best = -SCORE_INF, best_move = MOVE_NONE, a = alpha;
@@ -369,48 +481,32 @@ static int end_pvs(Search *s, u64 P, u64 O, int alpha, int beta, int empties, in
 
 /* ------------------------------------------------------------- root */
 
-/* Plain alpha-beta on eval_default, for ordering only. */
-static int order_ab(Search *s, u64 P, u64 O, int depth, int alpha, int beta) {
-    ++s->nodes;
-    if (depth == 0) return eval_default(P, O);
-    u64 moves = bb_moves(P, O);
-    if (!moves) {
-        if (!bb_moves(O, P)) return final_discs(P, O) * 100;
-        return -order_ab(s, O, P, depth, -beta, -alpha);
-    }
-    int best = -SCORE_INF;
-    for (; moves; moves &= moves - 1) {
-        int sq = bb_first(moves);
-        u64 f = bb_flips(P, O, sq);
-        int v = -order_ab(s, O & ~f, P | f | (1ULL << sq), depth - 1, -beta, -alpha);
-        if (v > best) {
-            best = v;
-            if (v > alpha) {
-                alpha = v;
-                if (alpha >= beta) break;
-            }
-        }
-    }
-    return best;
-}
-
-void end_order_root(Search *s, u64 P, u64 O, RootMove *moves, int n) {
+int end_presearch(Search *s, u64 P, u64 O, RootMove *moves, int n) {
     int empties = 64 - bb_count(P | O);
-    int depth = empties >= 22 ? 6 : empties >= 16 ? 4 : 2;
-    for (int i = 0; i < n; ++i) {
-        u64 bit = moves[i].square == MOVE_PASS ? 0 : 1ULL << moves[i].square;
-        u64 nP = O & ~moves[i].flips, nO = P | moves[i].flips | bit;
-        moves[i].score = -order_ab(s, nP, nO, depth - 1, -SCORE_INF + 1, SCORE_INF);
+    int depth = empties - PRESEARCH_OFFSET;
+    if (depth > PRESEARCH_MAX) depth = PRESEARCH_MAX;
+    if (depth < 2) depth = 2;
+    Evaluator saved = s->ev;
+    int saved_tag = s->eval_tag, saved_reversi = s->reversi;
+    s->ev.kind = EVAL_DEFAULT;
+    s->eval_tag = TT_TAG_ORDER;
+    s->reversi = 0;
+    RootMove work[MAX_MOVES];
+    int score = 0;
+    for (int d = 1; d <= depth; ++d) {
+        memcpy(work, moves, sizeof(RootMove) * (size_t)n);
+        int v = mid_root(s, P, O, d, work, n, 0);
+        if (s->aborted) break;
+        memcpy(moves, work, sizeof(RootMove) * (size_t)n);
+        score = v;
     }
-    for (int i = 1; i < n; ++i) {
-        RootMove t = moves[i];
-        int j = i;
-        while (j > 0 && moves[j - 1].score < t.score) {
-            moves[j] = moves[j - 1];
-            --j;
-        }
-        moves[j] = t;
-    }
+    s->ev = saved;
+    s->eval_tag = saved_tag;
+    s->reversi = saved_reversi;
+    if (score >= SCORE_WIN) return score - SCORE_WIN;
+    if (score <= -SCORE_WIN) return score + SCORE_WIN;
+    score /= 100;
+    return score > 64 ? 64 : score < -64 ? -64 : score;
 }
 
 int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n, int analyze) {
@@ -433,6 +529,10 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
             if (v > a && v < beta && !s->aborted) v = -end_pvs(s, nP, nO, -beta, -a, ce, 1);
         }
         if (s->aborted) break;
+#ifdef ENDSTATS
+        fprintf(stderr, "root %d: move %d score %d window %d nodes %llu\n", i, rm->square, v, a,
+                (unsigned long long)s->nodes);
+#endif
         rm->score = v;
         rm->searched = 1;
         if (v > best) {
@@ -451,6 +551,12 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
         memcpy(s->pv[0], root_pv, (size_t)root_pv_len * sizeof(int));
         s->pv_len[0] = root_pv_len;
     }
+#ifdef ENDSTATS
+    for (int e = 0; e <= 64; ++e)
+        if (end_stats[e]) fprintf(stderr, "%d:%llu ", e, end_stats[e]);
+    fprintf(stderr, "\n");
+    memset(end_stats, 0, sizeof end_stats);
+#endif
     for (int i = 1; i < n; ++i) {
         RootMove t = moves[i];
         int j = i;

@@ -2,8 +2,9 @@
  * eval.h - the named static evaluators the search can use.
  *
  * Every evaluator scores a position from the side to move's view (P = the
- * mover's discs, O = the opponent's) and is antisymmetric:
- * eval(P, O) == -eval(O, P), so negamax sees the same game as minimax.
+ * mover's discs, O = the opponent's). The seeds' evaluators are
+ * antisymmetric, eval(P, O) == -eval(O, P), so negamax sees the same game
+ * as minimax; the default one also rewards the mover's parity.
  */
 #ifndef OUTFLANK_EVAL_H
 #define OUTFLANK_EVAL_H

@@ -26,7 +26,7 @@ int search_init(Search *s, size_t tt_mib) {
     memset(s, 0, sizeof *s);
     atomic_init(&s->stop, 0);
     s->ev.kind = EVAL_DEFAULT;
-    s->eval_tag = 2;
+    s->eval_tag = TT_TAG_ORDER + 1;
     return tt_init(&s->tt, tt_mib);
 }
 
@@ -34,7 +34,7 @@ void search_free(Search *s) { tt_free(&s->tt); }
 
 void search_set_evaluator(Search *s, const Evaluator *ev) {
     s->ev = *ev;
-    s->eval_tag = s->eval_tag >= 255 ? 2 : s->eval_tag + 1; /* old entries no longer match */
+    s->eval_tag = s->eval_tag >= 255 ? TT_TAG_ORDER + 1 : s->eval_tag + 1; /* old entries no longer match */
 }
 
 void search_begin(Search *s, double time_limit, uint64_t node_limit) {

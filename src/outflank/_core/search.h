@@ -77,8 +77,10 @@ int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int ana
 /* Exact endgame at the root in window (alpha, beta); same conventions. */
 int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n, int analyze);
 
-/* Sort root moves by a shallow search (used before an exact solve). */
-void end_order_root(Search *s, u64 P, u64 O, RootMove *moves, int n);
+/* Before an exact solve: iterative deepening with the default evaluator
+ * (TT entries tagged TT_TAG_ORDER guide the solver's move ordering); sorts
+ * the root moves and returns the estimated score in discs. */
+int end_presearch(Search *s, u64 P, u64 O, RootMove *moves, int n);
 
 /* Check time / node limits and the stop flag; sets s->aborted. */
 void search_poll(Search *s);

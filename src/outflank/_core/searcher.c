@@ -14,6 +14,7 @@
 
 enum { MODE_MID = 0, MODE_EXACT = 1, MODE_WLD = 2 };
 
+
 typedef struct {
     PyObject_HEAD
     Search *s;
@@ -285,7 +286,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     } else {
         int alpha = mode == MODE_WLD ? -1 : -64, beta = mode == MODE_WLD ? 1 : 64;
         Py_BEGIN_ALLOW_THREADS
-        end_order_root(s, P, O, moves, n);
+        end_presearch(s, P, O, moves, n);
         score = end_root(s, P, O, alpha, beta, moves, n, analyze);
         Py_END_ALLOW_THREADS
         aborted = s->aborted;

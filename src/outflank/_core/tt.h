@@ -9,7 +9,8 @@
 
 #include "bitboard.h"
 
-#define TT_TAG_END 1 /* exact endgame entries (scores in discs) */
+#define TT_TAG_END 1   /* exact endgame entries (scores in discs) */
+#define TT_TAG_ORDER 2 /* midgame entries of the default evaluator, searched to order an exact solve */
 
 typedef struct {
     u64 P, O;

@@ -1,0 +1,75 @@
+"""Solve the FForum endgame positions #40-#59 single-threaded and print a table.
+
+    python bench/ffo.py [--file shared/data/ffo/fforum-40-59.obf] [--tt-mb 256]
+                        [--first N] [--wld]
+
+Per position: number, empties, best move, exact score, expected (listed)
+score, ok, nodes, wall-clock seconds, CPU seconds of this process, nodes per
+CPU second; then a total line. On a shared machine the CPU time is the
+fairer figure (run ``uptime`` alongside to see the load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from outflank.engine import Engine  # noqa: E402
+from outflank.obf import read_obf_file  # noqa: E402
+
+SHARED = Path(os.environ.get("OUTFLANK_SHARED", ROOT.parent / "shared"))
+if not SHARED.exists():
+    SHARED = Path("/work/shared")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--file", type=Path, default=SHARED / "data/ffo/fforum-40-59.obf")
+    parser.add_argument("--tt-mb", type=int, default=256)
+    parser.add_argument("--first", type=int, default=None, help="only the first N positions")
+    parser.add_argument("--start", type=int, default=40, help="number of the first position")
+    parser.add_argument("--wld", action="store_true", help="win/draw/loss only")
+    args = parser.parse_args()
+
+    entries = read_obf_file(args.file)[: args.first]
+    engine = Engine(tt_mb=args.tt_mb)
+    print(
+        f"{'#':>3} {'empties':>7} {'move':>4} {'score':>5} {'expected':>8} {'ok':>3} "
+        f"{'nodes':>14} {'time':>8} {'cpu':>8} {'nodes/s':>12}"
+    )
+    total_nodes, total_time, total_cpu, correct = 0, 0.0, 0.0, 0
+    for number, entry in enumerate(entries, args.start):
+        engine.clear()
+        start, cpu_start = time.perf_counter(), time.process_time()
+        result = engine.solve(entry.board, wld=args.wld)
+        elapsed = time.perf_counter() - start
+        cpu = time.process_time() - cpu_start
+        expected = entry.best_score
+        if args.wld and expected is not None:
+            expected = (expected > 0) - (expected < 0)
+        ok = result.score == expected
+        correct += ok
+        total_nodes += result.nodes
+        total_time += elapsed
+        total_cpu += cpu
+        print(
+            f"{number:>3} {entry.board.empties:>7} {result.best_move!s:>4} {result.score:>+5.0f} "
+            f"{expected:>+8d} {'yes' if ok else 'NO':>3} {result.nodes:>14,} {elapsed:>8.2f} "
+            f"{cpu:>8.2f} {result.nodes / cpu if cpu else 0:>12,.0f}",
+            flush=True,
+        )
+    print(
+        f"total: {correct}/{len(entries)} correct, {total_nodes:,} nodes, {total_time:.1f} s wall, "
+        f"{total_cpu:.1f} s CPU, {total_nodes / total_cpu if total_cpu else 0:,.0f} nodes/CPU s"
+    )
+    return 0 if correct == len(entries) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
