@@ -9,7 +9,7 @@ the start position has black on d5 and e4, white on d4 and e5.
 
 >>> board = Board()
 >>> board.play("f5")
-Move.from_square(37)
+Move.from_str('f5')
 >>> sorted(str(m) for m in board.legal_moves)
 ['d6', 'f4', 'f6']
 """
@@ -146,7 +146,7 @@ class Move:
         return "pass" if self.square is None else SQUARE_NAMES[self.square]
 
     def __repr__(self) -> str:
-        return "Move.pass_move()" if self.square is None else f"Move.from_square({self.square})"
+        return f"Move.from_str({str(self)!r})"
 
 
 PASS: Final = Move(None)
