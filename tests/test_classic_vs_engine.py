@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import random
 
-import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from outflank import engine
 from outflank.board import Board
 from outflank.classic import alphabeta, minimax
-
-engine = pytest.importorskip("outflank.engine")
 
 
 def random_position(seed: int, plies: int) -> Board:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,9 +10,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from outflank.web.app import create_app
-
-HAS_ENGINE = importlib.util.find_spec("outflank.engine") is not None
-needs_engine = pytest.mark.skipif(not HAS_ENGINE, reason="outflank.engine is not merged yet")
 
 
 @pytest.fixture

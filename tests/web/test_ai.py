@@ -10,9 +10,7 @@ from sqlalchemy import select
 from outflank.board import Board
 from outflank.web.app import create_app
 from outflank.web.storage import SeatRow, Storage
-from web.conftest import move, needs_engine, new_game, wait_for
-
-pytestmark = needs_engine
+from web.conftest import move, new_game, wait_for
 
 LEVEL1 = {"kind": "ai", "ai": "level", "level": 1}
 

@@ -17,7 +17,6 @@ import pytest
 
 from conftest import cli_env
 from outflank.board import Board
-from web.conftest import needs_engine
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [
@@ -206,7 +205,6 @@ def test_replay_and_learn(server: str, page: Any) -> None:
     assert page.locator("#tree .node.max").count() >= 1
 
 
-@needs_engine
 def test_play_the_ai_hint_undo_reload(server: str, page: Any) -> None:
     _new_game(page, server, "level")
     page.wait_for_selector("[data-legal]")
@@ -230,7 +228,6 @@ def test_play_the_ai_hint_undo_reload(server: str, page: Any) -> None:
     page.wait_for_selector("#status:has-text('Your move')")
 
 
-@needs_engine
 def test_ai_against_ai_finishes(server: str, page: Any) -> None:
     _new_game(page, server, "level", color="watch")
     page.wait_for_selector("#endscreen:not([hidden])", timeout=60000)
