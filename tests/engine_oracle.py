@@ -40,17 +40,26 @@ def move_values(cells: list[int], me: int) -> dict[int, int]:
     }
 
 
-def negamax(cells: list[int], me: int, depth: int, leaf: Callable[[list[int], int], int]) -> int:
-    """Depth-limited negamax; a pass does not use up depth (as in the core)."""
+def negamax(
+    cells: list[int],
+    me: int,
+    depth: int,
+    leaf: Callable[[list[int], int], int],
+    reversi: bool = False,
+) -> int:
+    """Depth-limited negamax; a pass does not use up depth (as in the core).
+    With ``reversi`` the game ends as soon as the side to move cannot move."""
     if depth == 0:
         return leaf(cells, me)
     moves = oracle.legal_squares(cells, me)
     if not moves:
-        if not oracle.legal_squares(cells, 3 - me):
+        if reversi or not oracle.legal_squares(cells, 3 - me):
             d = final_margin(cells, me)
             return WIN + d if d > 0 else -WIN + d if d < 0 else 0
         return -negamax(cells, 3 - me, depth, leaf)
-    return max(-negamax(oracle.play(cells, me, sq), 3 - me, depth - 1, leaf) for sq in moves)
+    return max(
+        -negamax(oracle.play(cells, me, sq), 3 - me, depth - 1, leaf, reversi) for sq in moves
+    )
 
 
 def alphabeta_bits(player: int, opponent: int, alpha: int = -65, beta: int = 65) -> int:

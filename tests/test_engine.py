@@ -11,7 +11,7 @@ import pytest
 
 import engine_oracle
 import oracle
-from outflank import PASS, Board
+from outflank import PASS, Board, Rules
 from outflank.engine import LEVELS, Engine, MoveScore, SearchInfo, SearchResult
 from outflank.errors import GameOverError, OutflankError, SearchLimitError
 from outflank.obf import read_obf_file
@@ -120,6 +120,36 @@ def test_search_value_equals_plain_negamax(evaluator: str) -> None:
             assert result.score == expected / engine.evaluator.scale, (evaluator, seed, depth)
             assert not result.exact
             engine.clear()
+
+
+def test_reversi_rules_end_the_game_when_the_mover_cannot_move() -> None:
+    discs = Engine("discs")
+
+    def leaf(cs: list[int], me: int) -> int:
+        return cs.count(me) - cs.count(3 - me)
+
+    checked = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        board = Board(rules=Rules.REVERSI)
+        while board.empties > 12 and not board.is_game_over():
+            board.push(rng.choice(board.legal_moves))
+        if board.is_game_over():
+            continue
+        c, me = cells(board)
+        expected = engine_oracle.negamax(c, me, 3, leaf, reversi=True)
+        assert discs.search(board, depth=3).score == engine_oracle_score(expected)
+        checked += 1
+    assert checked >= 10
+    board = Board.from_obf("-" * 62 + "OX O", rules=Rules.REVERSI)
+    with pytest.raises(GameOverError):
+        discs.search(board, depth=2)
+
+
+def engine_oracle_score(value: int) -> float:
+    """The engine's report of a core score (a proven game end -> its discs)."""
+    win = engine_oracle.WIN
+    return float(value - win if value >= win else value + win if value <= -win else value)
 
 
 @pytest.mark.parametrize("seed", range(10))

@@ -76,7 +76,7 @@ LEVELS: Final[dict[int, dict[str, Any]]] = {
     1: {"evaluator": "discs", "depth": 1, "random": 0.5},
     2: {"evaluator": "fish", "depth": 1, "random": 0.3},
     3: {"evaluator": "weights", "depth": 2, "random": 0.15},
-    4: {"evaluator": "heuristic", "depth": 2, "random": 0.05},
+    4: {"evaluator": "heuristic", "depth": 3, "random": 0.05},
     5: {"evaluator": "default", "depth": 1},
     6: {"evaluator": "default", "depth": 2, "endgame": 6},
     7: {"evaluator": "default", "depth": 3, "endgame": 8},
