@@ -15,21 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from outflank.board import BLACK, Board, Move, Rules
+from outflank.classic_eval import WEIGHTS
 from outflank.games.base import HEURISTIC_BOUND, Game
 
 __all__ = ["POSITIONAL_WEIGHTS", "OthelloGame", "positional_score"]
 
-#: Seed 002's cell values, a1..h8 (row by row).
-POSITIONAL_WEIGHTS: tuple[int, ...] = (
-    99, -8, 8, 6, 6, 8, -8, 99,
-    -8, -24, -4, -3, -3, -4, -24, -8,
-    8, -4, 7, 4, 4, 7, -4, 8,
-    6, -3, 4, 0, 0, 4, -3, 6,
-    6, -3, 4, 0, 0, 4, -3, 6,
-    8, -4, 7, 4, 4, 7, -4, 8,
-    -8, -24, -4, -3, -3, -4, -24, -8,
-    99, -8, 8, 6, 6, 8, -8, 99,
-)  # fmt: skip
+#: Seed 002's cell values, a1..h8 (row by row): one table, kept in classic_eval.
+POSITIONAL_WEIGHTS: tuple[int, ...] = WEIGHTS
 
 
 def positional_score(board: Board) -> int:
