@@ -136,27 +136,41 @@ static void full_lines(u64 filled, u64 *h, u64 *v, u64 *d, u64 *a) {
     *a = fa;
 }
 
-u64 eval_stable_discs(u64 P, u64 O) {
-    u64 fh, fv, fd, fa;
-    full_lines(P | O, &fh, &fv, &fd, &fa);
-    /* A direction is closed for a disc if its line is full, the disc lies on
-     * the border across that direction, or a stable disc of the same colour
-     * is its neighbour in that direction (either side). */
-    u64 bh = fh | EDGE_A | EDGE_H;
-    u64 bv = fv | EDGE_1 | EDGE_8;
-    u64 bd = fd | EDGE_A | EDGE_H | EDGE_1 | EDGE_8;
-    u64 ba = fa | EDGE_A | EDGE_H | EDGE_1 | EDGE_8;
-    u64 s = P & bh & bv & bd & ba, prev;
+/* Closed directions (see stable_from) for every square, from the full lines. */
+typedef struct {
+    u64 h, v, d, a;
+} closed_t;
+
+static inline closed_t closed_lines(u64 filled) {
+    closed_t c;
+    full_lines(filled, &c.h, &c.v, &c.d, &c.a);
+    c.h |= EDGE_A | EDGE_H;
+    c.v |= EDGE_1 | EDGE_8;
+    c.d |= EDGE_A | EDGE_H | EDGE_1 | EDGE_8;
+    c.a |= EDGE_A | EDGE_H | EDGE_1 | EDGE_8;
+    return c;
+}
+
+/* A direction is closed for a disc if its line is full, the disc lies on
+ * the border across that direction, or a stable disc of the same colour is
+ * its neighbour in that direction (either side). Iterated to a fixed point. */
+static inline u64 stable_from(u64 P, const closed_t *c) {
+    u64 s = P & c->h & c->v & c->d & c->a, prev;
     if (!s) return 0;
     do {
         prev = s;
-        u64 h = bh | ((s << 1) & NOT_A_FILE) | ((s >> 1) & NOT_H_FILE);
-        u64 v = bv | (s << 8) | (s >> 8);
-        u64 d = bd | ((s << 9) & NOT_A_FILE) | ((s >> 9) & NOT_H_FILE);
-        u64 a = ba | ((s << 7) & NOT_H_FILE) | ((s >> 7) & NOT_A_FILE);
+        u64 h = c->h | ((s << 1) & NOT_A_FILE) | ((s >> 1) & NOT_H_FILE);
+        u64 v = c->v | (s << 8) | (s >> 8);
+        u64 d = c->d | ((s << 9) & NOT_A_FILE) | ((s >> 9) & NOT_H_FILE);
+        u64 a = c->a | ((s << 7) & NOT_H_FILE) | ((s >> 7) & NOT_A_FILE);
         s |= P & h & v & d & a;
     } while (s != prev);
     return s;
+}
+
+u64 eval_stable_discs(u64 P, u64 O) {
+    closed_t c = closed_lines(P | O);
+    return stable_from(P, &c);
 }
 
 /* Mirror the columns (a <-> h) of every row. */
@@ -206,7 +220,8 @@ void eval_default_features(u64 P, u64 O, int pat[EVAL_PATTERNS], int num[EVAL_NU
 
     num[0] = bb_count(bb_moves(P, O)) - bb_count(bb_moves(O, P));
     num[1] = bb_count(bb_neighbours(O) & empty) - bb_count(bb_neighbours(P) & empty);
-    num[2] = bb_count(eval_stable_discs(P, O)) - bb_count(eval_stable_discs(O, P));
+    closed_t c = closed_lines(P | O); /* shared by both colours */
+    num[2] = bb_count(stable_from(P, &c)) - bb_count(stable_from(O, &c));
     num[3] = bb_count(P) - bb_count(O);
     num[4] = (n_empty & 1) ? 1 : -1;
     num[5] = bb_count(P & CORNERS) - bb_count(O & CORNERS);
