@@ -6,13 +6,15 @@
 A player spec is one of
     EVALUATOR[:key=value,...]   an Engine(evaluator=EVALUATOR, ...); the keys
                                 depth, time (seconds) and nodes are search limits,
-                                any other key is passed to Engine() (tt_mb, corner=..)
+                                any other key is passed to Engine() (tt_mb [default 16],
+                                endgame, corner=..)
     level:N[:key=value,...]     Engine.level(N) with its own limits (or the given ones)
     preset:NAME[:key=value,...] Engine.preset(NAME)
 Openings: the distinct positions (up to the 8 board symmetries) reached after
 --plies moves from the start, in a fixed pseudo-random order; each opening is
 played twice, once with each engine as black, so an unbalanced opening favours
-nobody. Games run in --workers processes. The table reports A's results.
+nobody (6 plies give 1,773 distinct openings; beyond that they repeat).
+Games run in --workers processes. The table reports A's results.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from outflank.board import BLACK, PASS, Board, Move
 from outflank.errors import OutflankError
 
 LIMIT_KEYS = {"depth": int, "time": float, "nodes": int}
+DEFAULT_TT_MB = 16  # per engine; two engines per worker
 
 
 @dataclass(frozen=True)
@@ -98,17 +101,12 @@ def make_engine(spec: Spec):
     """The Engine a spec describes."""
     from outflank.engine import Engine
 
+    params = {"tt_mb": DEFAULT_TT_MB, **spec.params}
     if spec.kind == "level":
-        eng = Engine.level(int(spec.name))
-        if spec.params:
-            eng.configure(**spec.params)
-        return eng
+        return Engine.level(int(spec.name), **params)
     if spec.kind == "preset":
-        eng = Engine.preset(spec.name)
-        if spec.params:
-            eng.configure(**spec.params)
-        return eng
-    return Engine(evaluator=spec.name, **spec.params)
+        return Engine.preset(spec.name, **params)
+    return Engine(evaluator=spec.name, **params)
 
 
 def _canonical(board: Board) -> tuple[int, int, int]:
@@ -186,6 +184,8 @@ def play_game(job: tuple[int, list[str], bool]) -> tuple[int, int, float, float]
     board = Board()
     for move in line:
         board.play(move)
+    for eng in _ENGINES.values():
+        eng.clear()  # each game starts from an empty table: reproducible
     used = {"a": 0.0, "b": 0.0}
     while not board.is_game_over():
         if board.must_pass():

@@ -9,8 +9,8 @@ Procedure (see docs/evaluation.md):
 2. Every position after the random opening is labelled with the game's final
    disc difference from the mover's view: exact (perfect play by both sides)
    at ``--exact`` empties or fewer, the result of good play before that.
-3. Features: the evaluator's own (``_core.eval_features``): 4 edge and 4
-   corner pattern ids plus numeric features.
+3. Features: the evaluator's own (``_core.eval_features``): 8 pattern
+   look-ups (4 edges, 4 corner 3x3 blocks) plus numeric features.
 4. Ridge least squares (conjugate gradients, Jacobi preconditioned) of the
    label on the features, the weights being piecewise linear in the number of empties between anchor
    phases. 10 % of the games are held out to report the error.
@@ -37,9 +37,10 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from outflank import _core  # noqa: E402
 
-EDGE_IDS = 3321
-CORNER_IDS = 10206
-NUM = 6
+LAYOUT = _core.eval_layout()
+NPAT = LAYOUT["patterns"]  # pattern look-ups per position
+PAT_W = LAYOUT["pattern_weights"]  # pattern weights per phase
+NUM = LAYOUT["numeric"]
 NUM_NAMES = ["mobility", "potential mobility", "stable discs", "discs", "parity", "corners"]
 ANCHORS = [0, 12, 24, 36, 48, 60]
 HEADER = ROOT / "src" / "outflank" / "_core" / "eval_weights.h"
@@ -87,24 +88,23 @@ def generate(games: int, depth: int, exact: int, workers: int, seed0: int) -> di
 def design(players: np.ndarray, opponents: np.ndarray) -> tuple[csr_matrix, np.ndarray]:
     """Sparse design matrix (rows: positions) over all anchors' weights."""
     raw = _core.eval_features(players.tobytes(), opponents.tobytes())
-    feats = np.frombuffer(raw, dtype=np.int32).reshape(len(players), 8 + NUM)
+    feats = np.frombuffer(raw, dtype=np.int32).reshape(len(players), NPAT + NUM)
     empties = 64 - np.bitwise_count(players | opponents).astype(np.int64)
     anchors = np.array(ANCHORS)
     hi = np.clip(np.searchsorted(anchors, empties, side="right"), 1, len(anchors) - 1)
     lo = hi - 1
     t = (empties - anchors[lo]) / (anchors[hi] - anchors[lo])
     t = np.clip(t, 0.0, 1.0)
-    per_anchor = EDGE_IDS + CORNER_IDS + NUM + 1
+    per_anchor = PAT_W + NUM + 1
     n = len(players)
-    cols_one = np.empty((n, 8 + NUM + 1), dtype=np.int64)
-    vals_one = np.empty((n, 8 + NUM + 1))
-    cols_one[:, :4] = feats[:, :4]
-    cols_one[:, 4:8] = EDGE_IDS + feats[:, 4:8]
-    cols_one[:, 8 : 8 + NUM] = EDGE_IDS + CORNER_IDS + np.arange(NUM)
-    cols_one[:, 8 + NUM] = EDGE_IDS + CORNER_IDS + NUM
-    vals_one[:, :8] = 1.0
-    vals_one[:, 8 : 8 + NUM] = feats[:, 8:]
-    vals_one[:, 8 + NUM] = 1.0
+    cols_one = np.empty((n, NPAT + NUM + 1), dtype=np.int64)
+    vals_one = np.empty((n, NPAT + NUM + 1))
+    cols_one[:, :NPAT] = feats[:, :NPAT]
+    cols_one[:, NPAT : NPAT + NUM] = PAT_W + np.arange(NUM)
+    cols_one[:, NPAT + NUM] = PAT_W + NUM
+    vals_one[:, :NPAT] = 1.0
+    vals_one[:, NPAT : NPAT + NUM] = feats[:, NPAT:]
+    vals_one[:, NPAT + NUM] = 1.0
     cols = np.concatenate(
         [cols_one + (lo * per_anchor)[:, None], cols_one + (hi * per_anchor)[:, None]], axis=1
     )
@@ -169,9 +169,9 @@ def baseline_report(data: dict) -> dict:
 
 def write_header(w: np.ndarray, meta: str) -> None:
     """eval_weights.h: anchor tables in 1/100 disc."""
-    per_anchor = EDGE_IDS + CORNER_IDS + NUM + 1
+    per_anchor = PAT_W + NUM + 1
     W = np.rint(w.reshape(len(ANCHORS), per_anchor) * 100).astype(np.int64)
-    W[:, : EDGE_IDS + CORNER_IDS] = np.clip(W[:, : EDGE_IDS + CORNER_IDS], -32000, 32000)
+    W[:, :PAT_W] = np.clip(W[:, :PAT_W], -32000, 32000)
 
     def rows(block: np.ndarray) -> str:
         out = []
@@ -190,13 +190,11 @@ def write_header(w: np.ndarray, meta: str) -> None:
 #define EVALW_FITTED 1
 #define EVALW_ANCHORS {len(ANCHORS)}
 #define EVALW_ANCHOR_EMPTIES {{{", ".join(map(str, ANCHORS))}}}
-static const short evalw_edge[EVALW_ANCHORS][{EDGE_IDS}] = {{
-{rows(W[:, :EDGE_IDS])}}};
-static const short evalw_corner[EVALW_ANCHORS][{CORNER_IDS}] = {{
-{rows(W[:, EDGE_IDS : EDGE_IDS + CORNER_IDS])}}};
+static const short evalw_pat[EVALW_ANCHORS][{PAT_W}] = {{
+{rows(W[:, :PAT_W])}}};
 /* {", ".join(NUM_NAMES)}, constant */
 static const int evalw_num[EVALW_ANCHORS][{NUM + 1}] = {{
-{rows(W[:, EDGE_IDS + CORNER_IDS :])}}};
+{rows(W[:, PAT_W:])}}};
 #endif
 """
     HEADER.write_text(text)
@@ -214,6 +212,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--damp", type=float, default=2.0, help="ridge strength")
     ap.add_argument("--cache", type=Path, default=None, help="npz file to reuse/keep the data")
+    ap.add_argument(
+        "--data", type=Path, action="append", default=[], help="also fit on this npz (repeatable)"
+    )
     ap.add_argument("--dry-run", action="store_true", help="fit and report, do not write")
     args = ap.parse_args()
 
@@ -224,19 +225,25 @@ def main() -> int:
         data = generate(args.games, args.depth, args.exact, args.workers, args.seed)
         if args.cache:
             np.savez_compressed(args.cache, **data)
+    for extra in args.data:
+        more = dict(np.load(extra))
+        print(f"added {len(more['label'])} positions from {extra}")
+        more["game"] = more["game"] + data["game"].max() + 1
+        data = {k: np.concatenate([data[k], more[k]]) for k in data}
     base = baseline_report(data)
     w, report = fit(data, args.damp)
     print("held-out RMSE in discs, by empties: positions, fitted, current evaluator, label spread")
     for k, (n, rmse, spread) in report.items():
         print(f"  {k:>6}: {n:7d}  {rmse:6.2f}  {base.get(k, float('nan')):6.2f}  {spread:6.2f}")
-    per = EDGE_IDS + CORNER_IDS + NUM + 1
+    per = PAT_W + NUM + 1
     for a, e in enumerate(ANCHORS):
-        nums = w[a * per + EDGE_IDS + CORNER_IDS : (a + 1) * per]
+        nums = w[a * per + PAT_W : (a + 1) * per]
         print(f"  anchor {e:2d} empties: " + ", ".join(f"{v:.2f}" for v in nums))
     if not args.dry_run:
+        games = len(np.unique(data["game"]))
         meta = (
-            f"{args.games} self-play games (depth {args.depth}, exact from {args.exact} empties), "
-            f"{len(data['label'])} positions, ridge damp {args.damp}"
+            f"{games} self-play games, {len(data['label'])} positions "
+            f"(exact from {args.exact} empties), ridge damp {args.damp}"
         )
         write_header(w, meta)
     return 0

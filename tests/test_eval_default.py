@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sys
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -68,9 +69,17 @@ def test_deterministic(seed: int, plies: int) -> None:
     assert len({_core.eval_default(p, o) for _ in range(3)}) == 1
 
 
-def test_start_position_is_balanced() -> None:
+def test_start_position_is_roughly_balanced() -> None:
     board = Board()
-    assert abs(_core.eval_default(board.player, board.opponent)) <= 200  # within 2 discs
+    start = _core.eval_default(board.player, board.opponent)
+    assert abs(start) <= 400  # within 4 discs
+    # The four first moves are images of each other: the same score.
+    scores = set()
+    for move in board.legal_moves:
+        board.push(move)
+        scores.add(_core.eval_default(board.player, board.opponent))
+        board.pop()
+    assert len(scores) == 1
 
 
 def test_owning_corners_is_good_for_the_mover() -> None:
@@ -112,3 +121,21 @@ def test_stable_discs() -> None:
 
 def bb_count(bits: int) -> int:
     return bin(bits).count("1")
+
+
+def _features(p: int, o: int) -> tuple[list[int], list[int]]:
+    layout = _core.eval_layout()
+    raw = _core.eval_features(p.to_bytes(8, sys.byteorder), o.to_bytes(8, sys.byteorder))
+    values = list(memoryview(raw).cast("i"))
+    return sorted(values[: layout["patterns"]]), values[layout["patterns"] :]
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32), plies=st.integers(0, 60))
+def test_features_are_invariant_under_symmetries(seed: int, plies: int) -> None:
+    # The fitted weights are symmetric only if the pattern look-ups are.
+    p, o = _random_position(seed, plies)
+    feats = _features(p, o)
+    assert all(0 <= i < _core.eval_layout()["pattern_weights"] for i in feats[0])
+    for f in SYMMETRIES:
+        assert _features(_map_bits(p, f), _map_bits(o, f)) == feats

@@ -3,8 +3,8 @@
  *
  * A linear model whose weights depend on the game phase (number of empty
  * squares), over:
- *   - 4 edge patterns (the 8 squares of each edge, base-3 index, a shared
- *     table up to mirroring),
+ *   - 4 edge patterns (the 8 squares of each edge, base-3 index, one table
+ *     shared up to mirroring),
  *   - 4 corner patterns (the 3x3 block at each corner, a shared table up to
  *     the diagonal reflection),
  *   - numeric features (mover minus opponent): mobility, potential mobility,
@@ -37,8 +37,7 @@ static short edge_canon[6561];
 static short corner_canon[19683];
 /* Fitted weights per number of empties 0..60 (built from the anchors). */
 #if EVALW_FITTED
-static short w_edge[61][EVAL_EDGE_IDS];
-static short w_corner[61][EVAL_CORNER_IDS];
+static short w_pat[61][EVAL_PAT_WEIGHTS];
 static int w_num[61][EVAL_NUM + 1]; /* last: constant */
 #endif
 static int initialised;
@@ -84,12 +83,8 @@ static void build_weights(void) {
         if (t < 0) t = 0;
         if (span > 0 && t > span) t = span;
         int s = span > 0 ? span : 1;
-        for (int i = 0; i < EVAL_EDGE_IDS; ++i)
-            w_edge[e][i] =
-                (short)((evalw_edge[a][i] * (s - t) + evalw_edge[b][i] * t) / s);
-        for (int i = 0; i < EVAL_CORNER_IDS; ++i)
-            w_corner[e][i] =
-                (short)((evalw_corner[a][i] * (s - t) + evalw_corner[b][i] * t) / s);
+        for (int i = 0; i < EVAL_PAT_WEIGHTS; ++i)
+            w_pat[e][i] = (short)((evalw_pat[a][i] * (s - t) + evalw_pat[b][i] * t) / s);
         for (int i = 0; i <= EVAL_NUM; ++i)
             w_num[e][i] = (evalw_num[a][i] * (s - t) + evalw_num[b][i] * t) / s;
     }
@@ -141,27 +136,41 @@ static void full_lines(u64 filled, u64 *h, u64 *v, u64 *d, u64 *a) {
     *a = fa;
 }
 
-u64 eval_stable_discs(u64 P, u64 O) {
-    u64 fh, fv, fd, fa;
-    full_lines(P | O, &fh, &fv, &fd, &fa);
-    /* A direction is closed for a disc if its line is full, the disc lies on
-     * the border across that direction, or a stable disc of the same colour
-     * is its neighbour in that direction (either side). */
-    u64 bh = fh | EDGE_A | EDGE_H;
-    u64 bv = fv | EDGE_1 | EDGE_8;
-    u64 bd = fd | EDGE_A | EDGE_H | EDGE_1 | EDGE_8;
-    u64 ba = fa | EDGE_A | EDGE_H | EDGE_1 | EDGE_8;
-    u64 s = P & bh & bv & bd & ba, prev;
+/* Closed directions (see stable_from) for every square, from the full lines. */
+typedef struct {
+    u64 h, v, d, a;
+} closed_t;
+
+static inline closed_t closed_lines(u64 filled) {
+    closed_t c;
+    full_lines(filled, &c.h, &c.v, &c.d, &c.a);
+    c.h |= EDGE_A | EDGE_H;
+    c.v |= EDGE_1 | EDGE_8;
+    c.d |= EDGE_A | EDGE_H | EDGE_1 | EDGE_8;
+    c.a |= EDGE_A | EDGE_H | EDGE_1 | EDGE_8;
+    return c;
+}
+
+/* A direction is closed for a disc if its line is full, the disc lies on
+ * the border across that direction, or a stable disc of the same colour is
+ * its neighbour in that direction (either side). Iterated to a fixed point. */
+static inline u64 stable_from(u64 P, const closed_t *c) {
+    u64 s = P & c->h & c->v & c->d & c->a, prev;
     if (!s) return 0;
     do {
         prev = s;
-        u64 h = bh | ((s << 1) & NOT_A_FILE) | ((s >> 1) & NOT_H_FILE);
-        u64 v = bv | (s << 8) | (s >> 8);
-        u64 d = bd | ((s << 9) & NOT_A_FILE) | ((s >> 9) & NOT_H_FILE);
-        u64 a = ba | ((s << 7) & NOT_H_FILE) | ((s >> 7) & NOT_A_FILE);
+        u64 h = c->h | ((s << 1) & NOT_A_FILE) | ((s >> 1) & NOT_H_FILE);
+        u64 v = c->v | (s << 8) | (s >> 8);
+        u64 d = c->d | ((s << 9) & NOT_A_FILE) | ((s >> 9) & NOT_H_FILE);
+        u64 a = c->a | ((s << 7) & NOT_H_FILE) | ((s >> 7) & NOT_A_FILE);
         s |= P & h & v & d & a;
     } while (s != prev);
     return s;
+}
+
+u64 eval_stable_discs(u64 P, u64 O) {
+    closed_t c = closed_lines(P | O);
+    return stable_from(P, &c);
 }
 
 /* Mirror the columns (a <-> h) of every row. */
@@ -177,7 +186,14 @@ static inline u64 flip_v(u64 x) { return __builtin_bswap64(x); }
 /* Column a as a byte: row r -> bit r. */
 static inline int col_a(u64 x) { return (int)(((x & EDGE_A) * 0x0102040810204080ULL) >> 56); }
 
-static inline int edge_index(int p, int o) { return b3[p] + 2 * b3[o]; }
+/* Canonical id of a line of 8 given as a byte of the mover and of the opponent. */
+static inline int line_id(u64 p, u64 o) {
+    return edge_canon[b3[p & 0xFF] + 2 * b3[o & 0xFF]];
+}
+
+/* Column c (0 = a) as a byte: row r -> bit r. */
+static inline u64 col(u64 x, int c) { return (u64)col_a(x >> c); }
+
 
 /* 3x3 block at a1: digit r*3+c. */
 static inline int corner_index(u64 P, u64 O) {
@@ -187,22 +203,25 @@ static inline int corner_index(u64 P, u64 O) {
     return b3[p & 0xFF] + (p >> 8) * 6561 + 2 * (b3[o & 0xFF] + (o >> 8) * 6561);
 }
 
-void eval_default_features(u64 P, u64 O, int pat[8], int num[EVAL_NUM]) {
+void eval_default_features(u64 P, u64 O, int pat[EVAL_PATTERNS], int num[EVAL_NUM]) {
     u64 empty = ~(P | O);
     int n_empty = bb_count(empty);
-    pat[0] = edge_canon[edge_index((int)(P & 0xFF), (int)(O & 0xFF))];
-    pat[1] = edge_canon[edge_index((int)(P >> 56), (int)(O >> 56))];
-    pat[2] = edge_canon[edge_index(col_a(P), col_a(O))];
-    pat[3] = edge_canon[edge_index(col_a(P >> 7), col_a(O >> 7))];
+    /* edges */
+    pat[0] = EVAL_OFF_EDGE + line_id(P, O);
+    pat[1] = EVAL_OFF_EDGE + line_id(P >> 56, O >> 56);
+    pat[2] = EVAL_OFF_EDGE + line_id(col(P, 0), col(O, 0));
+    pat[3] = EVAL_OFF_EDGE + line_id(col(P, 7), col(O, 7));
+    /* corners */
     u64 Ph = flip_h(P), Oh = flip_h(O);
-    pat[4] = corner_canon[corner_index(P, O)];
-    pat[5] = corner_canon[corner_index(Ph, Oh)];
-    pat[6] = corner_canon[corner_index(flip_v(P), flip_v(O))];
-    pat[7] = corner_canon[corner_index(flip_v(Ph), flip_v(Oh))];
+    pat[4] = EVAL_OFF_CORNER + corner_canon[corner_index(P, O)];
+    pat[5] = EVAL_OFF_CORNER + corner_canon[corner_index(Ph, Oh)];
+    pat[6] = EVAL_OFF_CORNER + corner_canon[corner_index(flip_v(P), flip_v(O))];
+    pat[7] = EVAL_OFF_CORNER + corner_canon[corner_index(flip_v(Ph), flip_v(Oh))];
 
     num[0] = bb_count(bb_moves(P, O)) - bb_count(bb_moves(O, P));
     num[1] = bb_count(bb_neighbours(O) & empty) - bb_count(bb_neighbours(P) & empty);
-    num[2] = bb_count(eval_stable_discs(P, O)) - bb_count(eval_stable_discs(O, P));
+    closed_t c = closed_lines(P | O); /* shared by both colours */
+    num[2] = bb_count(stable_from(P, &c)) - bb_count(stable_from(O, &c));
     num[3] = bb_count(P) - bb_count(O);
     num[4] = (n_empty & 1) ? 1 : -1;
     num[5] = bb_count(P & CORNERS) - bb_count(O & CORNERS);
@@ -231,21 +250,21 @@ static int eval_hand(u64 P, u64 O, const int num[EVAL_NUM]) {
 }
 
 int eval_default_hand(u64 P, u64 O) {
-    int pat[8], num[EVAL_NUM];
+    int pat[EVAL_PATTERNS], num[EVAL_NUM];
     eval_default_features(P, O, pat, num);
     return eval_hand(P, O, num);
 }
 
 int eval_default(u64 P, u64 O) {
-    int pat[8], num[EVAL_NUM];
+    int pat[EVAL_PATTERNS], num[EVAL_NUM];
     eval_default_features(P, O, pat, num);
 #if EVALW_FITTED
     int e = bb_count(~(P | O));
     if (e > 60) e = 60;
-    const short *we = w_edge[e], *wc = w_corner[e];
+    const short *wp = w_pat[e];
     const int *wn = w_num[e];
-    int s = we[pat[0]] + we[pat[1]] + we[pat[2]] + we[pat[3]] + wc[pat[4]] + wc[pat[5]] +
-            wc[pat[6]] + wc[pat[7]] + wn[EVAL_NUM];
+    int s = wn[EVAL_NUM];
+    for (int i = 0; i < EVAL_PATTERNS; ++i) s += wp[pat[i]];
     for (int i = 0; i < EVAL_NUM; ++i) s += wn[i] * num[i];
     return s;
 #else

@@ -21,13 +21,19 @@ int eval_default(u64 P, u64 O);
 u64 eval_stable_discs(u64 P, u64 O);
 
 /* The evaluator's features, as used for fitting its weights:
- * pat[0..3]: canonical ids (0 .. EVAL_EDGE_IDS-1) of the four edges (8 squares);
- * pat[4..7]: canonical ids (0 .. EVAL_CORNER_IDS-1) of the four 3x3 corners;
- * num[0..EVAL_NUM-1]: numeric features (see EVAL_NUM_NAMES in eval_default.c). */
-#define EVAL_EDGE_IDS 3321
-#define EVAL_CORNER_IDS 10206
+ * pat[0..EVAL_PATTERNS-1]: indices into one weight vector of EVAL_PAT_WEIGHTS
+ *   entries: the 4 edges (EVAL_LINE_IDS weights, shared) and the 4 corner
+ *   3x3 blocks (EVAL_CORNER_IDS weights, shared);
+ * num[0..EVAL_NUM-1]: mobility, potential mobility, stable discs, discs,
+ *   parity, corners (mover minus opponent; parity +1 for odd empties). */
+#define EVAL_PATTERNS 8
 #define EVAL_NUM 6
-void eval_default_features(u64 P, u64 O, int pat[8], int num[EVAL_NUM]);
+#define EVAL_LINE_IDS 3321
+#define EVAL_CORNER_IDS 10206
+#define EVAL_OFF_EDGE 0
+#define EVAL_OFF_CORNER (EVAL_OFF_EDGE + EVAL_LINE_IDS)
+#define EVAL_PAT_WEIGHTS (EVAL_OFF_CORNER + EVAL_CORNER_IDS)
+void eval_default_features(u64 P, u64 O, int pat[EVAL_PATTERNS], int num[EVAL_NUM]);
 
 /* The hand-weighted version (the fallback), for comparisons. */
 int eval_default_hand(u64 P, u64 O);

@@ -49,7 +49,8 @@ PyDoc_STRVAR(eval_features_doc,
              "eval_features(players, opponents) -> bytes\n\n"
              "Features of the 'default' evaluator for many positions: players and\n"
              "opponents are bytes of native uint64 bitboards; the result holds, per\n"
-             "position, 8 pattern ids then the numeric features, as native int32.");
+             "position, EVAL_PATTERNS weight indices then the numeric features, as\n"
+             "native int32.");
 
 static PyObject *py_eval_features(PyObject *self, PyObject *args) {
     (void)self;
@@ -60,7 +61,7 @@ static PyObject *py_eval_features(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "need two equal-length buffers of uint64");
         goto done;
     }
-    Py_ssize_t n = pb.len / 8, width = 8 + EVAL_NUM;
+    Py_ssize_t n = pb.len / 8, width = EVAL_PATTERNS + EVAL_NUM;
     result = PyBytes_FromStringAndSize(NULL, n * width * (Py_ssize_t)sizeof(int));
     if (!result) goto done;
     const u64 *P = pb.buf, *O = ob.buf;
@@ -68,7 +69,7 @@ static PyObject *py_eval_features(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; ++i) {
         if (P[i] & O[i]) continue;
-        eval_default_features(P[i], O[i], out + i * width, out + i * width + 8);
+        eval_default_features(P[i], O[i], out + i * width, out + i * width + EVAL_PATTERNS);
     }
     Py_END_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; ++i)
@@ -167,7 +168,21 @@ static PyObject *py_eval_default_hand(PyObject *self, PyObject *args) {
     return PyLong_FromLong(eval_default_hand(P, O));
 }
 
+PyDoc_STRVAR(eval_layout_doc,
+             "eval_layout() -> dict\n\n"
+             "Sizes of the 'default' evaluator's features: patterns, pattern_weights,\n"
+             "numeric, fitted.");
+
+static PyObject *py_eval_layout(PyObject *self, PyObject *args) {
+    (void)self;
+    (void)args;
+    return Py_BuildValue("{sisisisi}", "patterns", EVAL_PATTERNS, "pattern_weights",
+                         EVAL_PAT_WEIGHTS, "numeric", EVAL_NUM, "fitted",
+                         eval_default_fitted());
+}
+
 static PyMethodDef features_methods[] = {
+    {"eval_layout", py_eval_layout, METH_NOARGS, eval_layout_doc},
     {"train_search", py_train_search, METH_VARARGS, train_search_doc},
     {"eval_default_hand", py_eval_default_hand, METH_VARARGS, eval_default_hand_doc},
     {"eval_features", py_eval_features, METH_VARARGS, eval_features_doc},
