@@ -1,7 +1,7 @@
 """Solve the FForum endgame positions #40-#59 single-threaded and print a table.
 
     python bench/ffo.py [--file shared/data/ffo/fforum-40-59.obf] [--tt-mb 256]
-                        [--first N] [--wld]
+                        [--only 45-49] [--wld]
 
 Per position: number, empties, best move, exact score, expected (listed)
 score, ok, nodes, wall-clock seconds, CPU seconds of this process, nodes per
@@ -32,19 +32,24 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--file", type=Path, default=SHARED / "data/ffo/fforum-40-59.obf")
     parser.add_argument("--tt-mb", type=int, default=256)
-    parser.add_argument("--first", type=int, default=None, help="only the first N positions")
-    parser.add_argument("--start", type=int, default=40, help="number of the first position")
+    parser.add_argument("--start", type=int, default=40, help="number of the file's first position")
+    parser.add_argument(
+        "--only", default=None, metavar="A-B", help="only positions A..B (e.g. 45-49)"
+    )
     parser.add_argument("--wld", action="store_true", help="win/draw/loss only")
     args = parser.parse_args()
 
-    entries = read_obf_file(args.file)[: args.first]
+    numbered = list(enumerate(read_obf_file(args.file), args.start))
+    if args.only:
+        low, _, high = args.only.partition("-")
+        numbered = [(n, e) for n, e in numbered if int(low) <= n <= int(high or low)]
     engine = Engine(tt_mb=args.tt_mb)
     print(
         f"{'#':>3} {'empties':>7} {'move':>4} {'score':>5} {'expected':>8} {'ok':>3} "
         f"{'nodes':>14} {'time':>8} {'cpu':>8} {'nodes/s':>12}"
     )
     total_nodes, total_time, total_cpu, correct = 0, 0.0, 0.0, 0
-    for number, entry in enumerate(entries, args.start):
+    for number, entry in numbered:
         engine.clear()
         start, cpu_start = time.perf_counter(), time.process_time()
         result = engine.solve(entry.board, wld=args.wld)
@@ -65,10 +70,11 @@ def main() -> int:
             flush=True,
         )
     print(
-        f"total: {correct}/{len(entries)} correct, {total_nodes:,} nodes, {total_time:.1f} s wall, "
-        f"{total_cpu:.1f} s CPU, {total_nodes / total_cpu if total_cpu else 0:,.0f} nodes/CPU s"
+        f"total: {correct}/{len(numbered)} correct, {total_nodes:,} nodes, "
+        f"{total_time:.1f} s wall, {total_cpu:.1f} s CPU, "
+        f"{total_nodes / total_cpu if total_cpu else 0:,.0f} nodes/CPU s"
     )
-    return 0 if correct == len(entries) else 1
+    return 0 if correct == len(numbered) else 1
 
 
 if __name__ == "__main__":

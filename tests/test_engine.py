@@ -177,6 +177,18 @@ def test_forced_pass_returns_pass() -> None:
     assert Engine().analyze(board, depth=2)[0].move == PASS
 
 
+def test_solve_a_forced_pass() -> None:
+    rng = random.Random(3)
+    board = Board()
+    while not (board.must_pass() and board.empties <= 14):
+        if board.is_game_over():
+            board = Board()
+        board.push(rng.choice(board.legal_moves))
+    result = Engine().solve(board)
+    assert result.best_move == PASS and result.exact
+    assert result.score == engine_oracle.alphabeta_bits(board.player, board.opponent)
+
+
 def test_finished_game_raises() -> None:
     board = Board.from_obf("X" * 64 + " O")
     with pytest.raises(GameOverError):

@@ -416,14 +416,11 @@ class Engine:
 
     def evaluate(self, board: Board) -> float:
         """The evaluator's static score of the position (side to move's view)."""
-        with self._lock:
-            self._prepare_rules(board)
-            value = self._searcher.evaluate(board.player, board.opponent)
-        return value / self._evaluator.scale
-
-    def _prepare_rules(self, board: Board) -> None:
         if not isinstance(board, Board):
             raise OutflankError(f"expected a Board, not {type(board).__name__}")
+        with self._lock:
+            value = self._searcher.evaluate(board.player, board.opponent)
+        return value / self._evaluator.scale
 
     def __repr__(self) -> str:
         limits = ", ".join(

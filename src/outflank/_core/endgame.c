@@ -481,16 +481,26 @@ static int end_pvs(Search *s, u64 P, u64 O, int alpha, int beta, int empties, in
 
 /* ------------------------------------------------------------- root */
 
+void end_enter(Search *s, EvalState *saved) {
+    saved->ev = s->ev;
+    saved->eval_tag = s->eval_tag;
+    saved->reversi = s->reversi;
+    s->ev.kind = EVAL_DEFAULT;
+    s->eval_tag = TT_TAG_ORDER;
+    s->reversi = 0;
+}
+
+void end_leave(Search *s, const EvalState *saved) {
+    s->ev = saved->ev;
+    s->eval_tag = saved->eval_tag;
+    s->reversi = saved->reversi;
+}
+
 int end_presearch(Search *s, u64 P, u64 O, RootMove *moves, int n) {
     int empties = 64 - bb_count(P | O);
     int depth = empties - PRESEARCH_OFFSET;
     if (depth > PRESEARCH_MAX) depth = PRESEARCH_MAX;
     if (depth < 2) depth = 2;
-    Evaluator saved = s->ev;
-    int saved_tag = s->eval_tag, saved_reversi = s->reversi;
-    s->ev.kind = EVAL_DEFAULT;
-    s->eval_tag = TT_TAG_ORDER;
-    s->reversi = 0;
     RootMove work[MAX_MOVES];
     int score = 0;
     for (int d = 1; d <= depth; ++d) {
@@ -500,9 +510,6 @@ int end_presearch(Search *s, u64 P, u64 O, RootMove *moves, int n) {
         memcpy(moves, work, sizeof(RootMove) * (size_t)n);
         score = v;
     }
-    s->ev = saved;
-    s->eval_tag = saved_tag;
-    s->reversi = saved_reversi;
     if (score >= SCORE_WIN) return score - SCORE_WIN;
     if (score <= -SCORE_WIN) return score + SCORE_WIN;
     score /= 100;

@@ -82,6 +82,15 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
  * the root moves and returns the estimated score in discs. */
 int end_presearch(Search *s, u64 P, u64 O, RootMove *moves, int n);
 
+/* Switch to the default evaluator and the TT_TAG_ORDER tag for the
+ * ordering searches of an exact solve (saving the caller's); restore. */
+typedef struct {
+    Evaluator ev;
+    int eval_tag, reversi;
+} EvalState;
+void end_enter(Search *s, EvalState *saved);
+void end_leave(Search *s, const EvalState *saved);
+
 /* Check time / node limits and the stop flag; sets s->aborted. */
 void search_poll(Search *s);
 

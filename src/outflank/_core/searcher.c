@@ -286,8 +286,11 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     } else {
         int alpha = mode == MODE_WLD ? -1 : -64, beta = mode == MODE_WLD ? 1 : 64;
         Py_BEGIN_ALLOW_THREADS
+        EvalState saved;
+        end_enter(s, &saved);
         end_presearch(s, P, O, moves, n);
         score = end_root(s, P, O, alpha, beta, moves, n, analyze);
+        end_leave(s, &saved);
         Py_END_ALLOW_THREADS
         aborted = s->aborted;
         done_depth = empties;
