@@ -8,7 +8,7 @@
  *   - 4 corner patterns (the 3x3 block at each corner, a shared table up to
  *     the diagonal reflection),
  *   - numeric features (mover minus opponent): mobility, potential mobility,
- *     stable discs, discs, parity, plus a constant.
+ *     stable discs, discs, parity, corners, plus a constant.
  * The weights are fitted to game results and exact endgame scores by
  * scripts/train_eval.py, which writes eval_weights.h (weights at a few
  * anchor phases, interpolated linearly here). Without fitted weights the
