@@ -16,6 +16,7 @@ from typing import Final
 
 from outflank.board import BLACK, Board, Color
 from outflank.errors import OutflankError
+from outflank.evaluation import SEED_002_WEIGHTS
 
 __all__ = ["EVALUATORS", "WEIGHTS", "Evaluator", "discs", "fish", "get_evaluator", "weights"]
 
@@ -24,16 +25,8 @@ Evaluator = Callable[[Board, Color], float]
 
 # Seed 002's positional weights, a1..h8 (row 1 first, a to h within a row).
 # Corners are precious (99); the squares next to them give corners away.
-WEIGHTS: Final[tuple[int, ...]] = (
-    99,  -8,   8,   6,   6,   8,  -8,  99,
-    -8, -24,  -4,  -3,  -3,  -4, -24,  -8,
-     8,  -4,   7,   4,   4,   7,  -4,   8,
-     6,  -3,   4,   0,   0,   4,  -3,   6,
-     6,  -3,   4,   0,   0,   4,  -3,   6,
-     8,  -4,   7,   4,   4,   7,  -4,   8,
-    -8, -24,  -4,  -3,  -3,  -4, -24,  -8,
-    99,  -8,   8,   6,   6,   8,  -8,  99,
-)  # fmt: skip
+# (One table for the whole project: the native evaluator's.)
+WEIGHTS: Final[tuple[int, ...]] = SEED_002_WEIGHTS
 
 
 def _discs_of(board: Board, player: Color) -> tuple[int, int]:

@@ -8,8 +8,9 @@ antisymmetric (what is good for one side is as bad for the other).
 =============  ==================================================  ===========
 name           what it scores (parameters)                         unit
 =============  ==================================================  ===========
-``default``    the strongest: mobility, potential mobility,        1/100 disc
-               corners, X/C squares, stable discs, parity
+``default``    the strongest: edge and corner patterns, mobility,  1/100 disc
+               potential mobility, stable discs, parity; fitted
+               to self-play games (docs/evaluation.md)
 ``weights``    seed 002's positional table (``weights``: 64 ints    table points
                or 8 rows of 8)
 ``fish``       seed 000: corners, squares touching a corner,       points
