@@ -33,6 +33,14 @@ def test_core_rejects_bad_input() -> None:
         _core.flips(0, 0, 64)
     with pytest.raises(ValueError):
         _core.perft(0, 0, -1)
+    # every binding checks bitboards the same way
+    for function in (_core.eval_default, _core.stable_discs):
+        with pytest.raises(ValueError):
+            function(-1, 0)
+        with pytest.raises(ValueError):
+            function(1, 1)
+        with pytest.raises(TypeError):
+            function("x", 0)
 
 
 def test_perft_cli() -> None:

@@ -7,19 +7,13 @@
 #include <Python.h>
 
 #include "eval_default.h"
+#include "pybits.h"
 #include "features.h"
 #include "train.h"
 
 static int parse_pair(PyObject *args, const char *fmt, u64 *P, u64 *O) {
-    unsigned long long p, o;
-    if (!PyArg_ParseTuple(args, fmt, &p, &o)) return 0;
-    if (p & o) {
-        PyErr_SetString(PyExc_ValueError, "player and opponent bitboards overlap");
-        return 0;
-    }
-    *P = p;
-    *O = o;
-    return 1;
+    if (!PyArg_ParseTuple(args, fmt, py_to_bitboard, P, py_to_bitboard, O)) return 0;
+    return py_check_disjoint(*P, *O);
 }
 
 PyDoc_STRVAR(eval_default_doc,
@@ -30,7 +24,7 @@ PyDoc_STRVAR(eval_default_doc,
 static PyObject *py_eval_default(PyObject *self, PyObject *args) {
     (void)self;
     u64 P, O;
-    if (!parse_pair(args, "KK:eval_default", &P, &O)) return NULL;
+    if (!parse_pair(args, "O&O&:eval_default", &P, &O)) return NULL;
     return PyLong_FromLong(eval_default(P, O));
 }
 
@@ -41,7 +35,7 @@ PyDoc_STRVAR(stable_discs_doc,
 static PyObject *py_stable_discs(PyObject *self, PyObject *args) {
     (void)self;
     u64 P, O;
-    if (!parse_pair(args, "KK:stable_discs", &P, &O)) return NULL;
+    if (!parse_pair(args, "O&O&:stable_discs", &P, &O)) return NULL;
     return PyLong_FromUnsignedLongLong(eval_stable_discs(P, O));
 }
 
@@ -118,7 +112,7 @@ PyDoc_STRVAR(train_solve_doc,
 static PyObject *py_train_solve(PyObject *self, PyObject *args) {
     (void)self;
     u64 P, O;
-    if (!parse_pair(args, "KK:train_solve", &P, &O)) return NULL;
+    if (!parse_pair(args, "O&O&:train_solve", &P, &O)) return NULL;
     if (bb_count(~(P | O)) > 22) {
         PyErr_SetString(PyExc_ValueError, "train_solve is for at most 22 empties");
         return NULL;
@@ -138,13 +132,12 @@ PyDoc_STRVAR(train_search_doc,
 
 static PyObject *py_train_search(PyObject *self, PyObject *args) {
     (void)self;
-    unsigned long long p, o;
+    u64 p, o;
     int depth, hand = 0;
-    if (!PyArg_ParseTuple(args, "KKi|p:train_search", &p, &o, &depth, &hand)) return NULL;
-    if (p & o) {
-        PyErr_SetString(PyExc_ValueError, "player and opponent bitboards overlap");
+    if (!PyArg_ParseTuple(args, "O&O&i|p:train_search", py_to_bitboard, &p, py_to_bitboard, &o,
+                          &depth, &hand))
         return NULL;
-    }
+    if (!py_check_disjoint(p, o)) return NULL;
     if (depth < 0 || depth > 12) {
         PyErr_SetString(PyExc_ValueError, "depth must be in 0..12");
         return NULL;
@@ -164,7 +157,7 @@ PyDoc_STRVAR(eval_default_hand_doc,
 static PyObject *py_eval_default_hand(PyObject *self, PyObject *args) {
     (void)self;
     u64 P, O;
-    if (!parse_pair(args, "KK:eval_default_hand", &P, &O)) return NULL;
+    if (!parse_pair(args, "O&O&:eval_default_hand", &P, &O)) return NULL;
     return PyLong_FromLong(eval_default_hand(P, O));
 }
 

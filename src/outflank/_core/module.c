@@ -8,11 +8,11 @@
 #include <Python.h>
 
 #include "bitboard.h"
+#include "pybits.h"
 #include "features.h"
 #include "searcher.h"
 
-/* Read a Python int into a bitboard; set a ValueError/TypeError on failure. */
-static int to_bitboard(PyObject *obj, void *out) {
+int py_to_bitboard(PyObject *obj, void *out) {
     if (!PyLong_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "a bitboard must be an int, not %.100s",
                      Py_TYPE(obj)->tp_name);
@@ -28,7 +28,7 @@ static int to_bitboard(PyObject *obj, void *out) {
     return 1;
 }
 
-static int check_disjoint(u64 P, u64 O) {
+int py_check_disjoint(u64 P, u64 O) {
     if (P & O) {
         PyErr_SetString(PyExc_ValueError, "player and opponent bitboards overlap");
         return 0;
@@ -43,8 +43,8 @@ PyDoc_STRVAR(moves_doc,
 static PyObject *py_moves(PyObject *self, PyObject *args) {
     (void)self;
     u64 P, O;
-    if (!PyArg_ParseTuple(args, "O&O&:moves", to_bitboard, &P, to_bitboard, &O)) return NULL;
-    if (!check_disjoint(P, O)) return NULL;
+    if (!PyArg_ParseTuple(args, "O&O&:moves", py_to_bitboard, &P, py_to_bitboard, &O)) return NULL;
+    if (!py_check_disjoint(P, O)) return NULL;
     return PyLong_FromUnsignedLongLong(bb_moves(P, O));
 }
 
@@ -56,9 +56,9 @@ static PyObject *py_flips(PyObject *self, PyObject *args) {
     (void)self;
     u64 P, O;
     int sq;
-    if (!PyArg_ParseTuple(args, "O&O&i:flips", to_bitboard, &P, to_bitboard, &O, &sq))
+    if (!PyArg_ParseTuple(args, "O&O&i:flips", py_to_bitboard, &P, py_to_bitboard, &O, &sq))
         return NULL;
-    if (!check_disjoint(P, O)) return NULL;
+    if (!py_check_disjoint(P, O)) return NULL;
     if (sq < 0 || sq > 63) {
         PyErr_Format(PyExc_ValueError, "square must be in 0..63, not %d", sq);
         return NULL;
@@ -78,10 +78,10 @@ static PyObject *py_perft(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"player", "opponent", "depth", "count_finished", NULL};
     u64 P, O;
     int depth, count_finished = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&i|p:perft", kwlist, to_bitboard, &P,
-                                     to_bitboard, &O, &depth, &count_finished))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&i|p:perft", kwlist, py_to_bitboard, &P,
+                                     py_to_bitboard, &O, &depth, &count_finished))
         return NULL;
-    if (!check_disjoint(P, O)) return NULL;
+    if (!py_check_disjoint(P, O)) return NULL;
     if (depth < 0 || depth > 60) {
         PyErr_Format(PyExc_ValueError, "perft depth must be in 0..60, not %d", depth);
         return NULL;

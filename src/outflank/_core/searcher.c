@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pybits.h"
 #include "search.h"
 #include "searcher.h"
 
@@ -68,25 +69,6 @@ static int ready(SearcherObject *self) {
     return 1;
 }
 
-static int parse_u64(PyObject *obj, void *out) {
-    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
-    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        PyErr_SetString(PyExc_ValueError, "a bitboard must be an int in 0 .. 2**64-1");
-        return 0;
-    }
-    *(u64 *)out = (u64)v;
-    return 1;
-}
-
-static int check_position(u64 P, u64 O) {
-    if (P & O) {
-        PyErr_SetString(PyExc_ValueError, "player and opponent bitboards overlap");
-        return 0;
-    }
-    return 1;
-}
-
 /* Fill an int array from a sequence of exactly n ints. */
 static int int_array(PyObject *seq, int *out, Py_ssize_t n, const char *what) {
     PyObject *fast = PySequence_Fast(seq, "expected a sequence of ints");
@@ -141,8 +123,8 @@ static PyObject *Searcher_set_evaluator(SearcherObject *self, PyObject *args, Py
 
 static PyObject *Searcher_evaluate(SearcherObject *self, PyObject *args) {
     u64 P, O;
-    if (!PyArg_ParseTuple(args, "O&O&:evaluate", parse_u64, &P, parse_u64, &O)) return NULL;
-    if (!check_position(P, O) || !ready(self)) return NULL;
+    if (!PyArg_ParseTuple(args, "O&O&:evaluate", py_to_bitboard, &P, py_to_bitboard, &O)) return NULL;
+    if (!py_check_disjoint(P, O) || !ready(self)) return NULL;
     return PyLong_FromLong(eval_evaluate(&self->s->ev, P, O));
 }
 
@@ -212,11 +194,11 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     double time_limit = 0;
     unsigned long long node_limit = 0;
     PyObject *callback = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&|iidKOp:search", kwlist, parse_u64, &P,
-                                     parse_u64, &O, &mode, &depth, &time_limit, &node_limit,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&|iidKOp:search", kwlist, py_to_bitboard, &P,
+                                     py_to_bitboard, &O, &mode, &depth, &time_limit, &node_limit,
                                      &callback, &analyze))
         return NULL;
-    if (!check_position(P, O) || !ready(self)) return NULL;
+    if (!py_check_disjoint(P, O) || !ready(self)) return NULL;
     if (mode < MODE_MID || mode > MODE_WLD) {
         PyErr_Format(PyExc_ValueError, "unknown search mode %d", mode);
         return NULL;
