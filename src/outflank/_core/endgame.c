@@ -2,13 +2,15 @@
  * endgame.c - the exact endgame solver: scores are final disc differences.
  *
  * Null-window searches (is the score above alpha?) do the work; a PVS on
- * top finds the exact value and its principal variation. By number of
+ * top finds the exact value and its principal variation (a plain solve starts
+ * in an aspiration window around the pre-search's estimate). By number of
  * empty squares:
  *   >= END_TT_MIN   transposition table (cut-offs, best move, enhanced
  *                   transposition cut-off from END_ETC_MIN), stability
  *                   cut-off, moves ordered by the table's move, then
  *                   fastest-first (fewest opponent replies), plus a shallow
- *                   eval_default search from SHALLOW0_MIN;
+ *                   eval_default search from SHALLOW0_MIN (deeper from
+ *                   SHALLOW1..3_MIN);
  *   7 .. TT_MIN-1   stability cut-off, fastest-first, no table;
  *   5 .. 6          squares tried in parity order (odd regions first);
  *   4, 3, 2, 1      dedicated functions on explicit squares.
@@ -47,13 +49,19 @@ unsigned long long end_stats[65];
 #define PRESEARCH_MAX 12
 #endif
 #ifndef SHALLOW0_MIN /* ordering by eval_default of each child from here */
-#define SHALLOW0_MIN 16
+#define SHALLOW0_MIN 14
 #endif
 #ifndef SHALLOW1_MIN /* ... by a 1-ply search */
-#define SHALLOW1_MIN 19
+#define SHALLOW1_MIN 16
 #endif
 #ifndef SHALLOW2_MIN /* ... by a 2-ply search */
-#define SHALLOW2_MIN 22
+#define SHALLOW2_MIN 18
+#endif
+#ifndef SHALLOW3_MIN /* ... by a 3-ply search */
+#define SHALLOW3_MIN 21
+#endif
+#ifndef SHALLOW4_MIN /* ... by a 4-ply search */
+#define SHALLOW4_MIN 64
 #endif
 #ifndef ORDER_EVAL_W /* weight of that score against fastest-first, /16 */
 #define ORDER_EVAL_W 8
@@ -330,7 +338,11 @@ static inline int hint_move(const Search *s, const TTEntry *e, u64 P, u64 O) {
 static int gen_deep_moves(Search *s, u64 P, u64 O, u64 moves, EndMove *list, int tt_move,
                           int empties) {
     int n = gen_end_moves(P, O, moves, list, tt_move);
-    int depth = empties >= SHALLOW2_MIN ? 2 : empties >= SHALLOW1_MIN ? 1 : 0;
+    int depth = empties >= SHALLOW4_MIN   ? 4
+                : empties >= SHALLOW3_MIN ? 3
+                : empties >= SHALLOW2_MIN ? 2
+                : empties >= SHALLOW1_MIN ? 1
+                                          : 0;
     for (int i = 0; i < n; ++i) {
         if (list[i].sq == tt_move) continue;
         u64 f = list[i].flips;
@@ -574,4 +586,35 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
         moves[j] = t;
     }
     return best;
+}
+
+#ifndef ASPIRE_WIDTH /* half-width of the first root window around the estimate */
+#define ASPIRE_WIDTH 3
+#endif
+
+int end_root_aspire(Search *s, u64 P, u64 O, int alpha, int beta, int estimate, RootMove *moves,
+                    int n) {
+    if (beta - alpha <= 2) return end_root(s, P, O, alpha, beta, moves, n, 0);
+    RootMove order[MAX_MOVES];
+    memcpy(order, moves, sizeof(RootMove) * (size_t)n);
+    int lo = estimate - ASPIRE_WIDTH, hi = estimate + ASPIRE_WIDTH;
+    if (lo < alpha) lo = alpha;
+    if (hi > beta) hi = beta;
+    if (hi - lo < 2) { lo = hi - 2 < alpha ? alpha : hi - 2; hi = lo + 2 > beta ? beta : lo + 2; }
+    for (;;) {
+        int v = end_root(s, P, O, lo, hi, moves, n, 0);
+        if (s->aborted) return v;
+        if (v <= lo && lo > alpha) { /* fail low: every move scored an upper bound */
+            memcpy(moves, order, sizeof(RootMove) * (size_t)n);
+            hi = v + 1 > lo + 1 ? lo + 1 : v + 1;
+            if (hi > beta) hi = beta;
+            lo = alpha;
+        } else if (v >= hi && hi < beta) { /* fail high: the first move stays first */
+            lo = v - 1 < hi - 1 ? hi - 1 : v - 1;
+            if (lo < alpha) lo = alpha;
+            hi = beta;
+        } else {
+            return v;
+        }
+    }
 }

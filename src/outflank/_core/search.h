@@ -81,6 +81,10 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
  * (TT entries tagged TT_TAG_ORDER guide the solver's move ordering); sorts
  * the root moves and returns the estimated score in discs. */
 int end_presearch(Search *s, u64 P, u64 O, RootMove *moves, int n);
+/* end_root inside an aspiration window centred on estimate (re-searched on
+ * failure); the same exact result as end_root over [alpha, beta]. */
+int end_root_aspire(Search *s, u64 P, u64 O, int alpha, int beta, int estimate, RootMove *moves,
+                    int n);
 
 /* Switch to the default evaluator and the TT_TAG_ORDER tag for the
  * ordering searches of an exact solve (saving the caller's); restore. */
