@@ -66,6 +66,21 @@ unsigned long long end_stats[65];
 #ifndef ORDER_EVAL_W /* weight of that score against fastest-first, /16 */
 #define ORDER_EVAL_W 8
 #endif
+#ifndef FF_MOB_W /* fastest-first weights: opponent's replies, */
+#define FF_MOB_W 64
+#endif
+#ifndef FF_CORNER_W /* ... extra for corner replies, */
+#define FF_CORNER_W 64
+#endif
+#ifndef FF_POT_W /* ... opponent's potential mobility, */
+#define FF_POT_W 2
+#endif
+#ifndef FF_PARITY_W /* ... bonus for an odd region */
+#define FF_PARITY_W 8
+#endif
+#ifndef HINT_MIN_DEPTH /* the pre-search's best move is used from this depth */
+#define HINT_MIN_DEPTH 64
+#endif
 #define CORNER_MASK 0x8100000000000081ULL
 
 static const u64 QUADRANT[4] = {0x000000000F0F0F0FULL, 0x00000000F0F0F0F0ULL,
@@ -284,9 +299,9 @@ static inline void end_pick(EndMove *list, int i, int n) {
 static inline int ff_key(u64 P, u64 O, int sq, u64 f, u64 odd) {
     u64 nP = O & ~f, nO = P | f | (1ULL << sq);
     u64 m = bb_moves(nP, nO);
-    int key = -(bb_count(m) + bb_count(m & CORNER_MASK)) * 64;
-    key -= bb_count(bb_neighbours(nO) & ~(nP | nO)) * 2; /* opponent's potential mobility */
-    if (odd >> sq & 1) key += 8;
+    int key = -bb_count(m) * FF_MOB_W - bb_count(m & CORNER_MASK) * FF_CORNER_W;
+    key -= bb_count(bb_neighbours(nO) & ~(nP | nO)) * FF_POT_W; /* opponent's potential mobility */
+    if (odd >> sq & 1) key += FF_PARITY_W;
     return key;
 }
 
@@ -317,6 +332,11 @@ static int order_ab(Search *s, u64 P, u64 O, int depth, int alpha, int beta) {
 
 static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
     int n = 0;
+    if (!(moves & (moves - 1))) { /* a single move: nothing to order */
+        int sq = bb_first(moves);
+        list[0] = (EndMove){sq, 0, bb_flips(P, O, sq)};
+        return 1;
+    }
     u64 odd = odd_squares(~(P | O));
     for (u64 m = moves; m; m &= m - 1) {
         int sq = bb_first(m);
@@ -331,7 +351,7 @@ static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
 static inline int hint_move(const Search *s, const TTEntry *e, u64 P, u64 O) {
     if (e && e->move < 64) return e->move;
     const TTEntry *m = tt_probe(&s->tt, P, O, TT_TAG_ORDER);
-    return m && m->move < 64 ? m->move : MOVE_NONE;
+    return m && m->move < 64 && m->depth >= HINT_MIN_DEPTH ? m->move : MOVE_NONE;
 }
 
 /* Deep nodes: fastest-first plus a shallow search with eval_default. */
