@@ -78,8 +78,8 @@ unsigned long long end_stats[65];
 #ifndef FF_PARITY_W /* ... bonus for an odd region */
 #define FF_PARITY_W 8
 #endif
-#ifndef HINT_MIN_DEPTH /* the pre-search's best move is used from this depth */
-#define HINT_MIN_DEPTH 64
+#ifndef HINT_MIN_DEPTH /* the pre-search's best move is used where it searched this deep */
+#define HINT_MIN_DEPTH 7
 #endif
 #define CORNER_MASK 0x8100000000000081ULL
 
