@@ -79,7 +79,7 @@ unsigned long long end_stats[65];
 #define FF_PARITY_W 8
 #endif
 #ifndef HINT_MIN_DEPTH /* the pre-search's best move is used where it searched this deep */
-#define HINT_MIN_DEPTH 7
+#define HINT_MIN_DEPTH 9
 #endif
 #define CORNER_MASK 0x8100000000000081ULL
 
