@@ -550,7 +550,7 @@ int end_presearch(Search *s, u64 P, u64 O, RootMove *moves, int n) {
 
 int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n, int analyze) {
     int empties = 64 - bb_count(P | O);
-    int best = -SCORE_INF, best_i = -1, a = alpha;
+    int best = -SCORE_INF, a = alpha;
     int root_pv[MAX_PLY], root_pv_len = 0;
     for (int i = 0; i < n; ++i) moves[i].searched = 0;
     for (int i = 0; i < n; ++i) {
@@ -576,19 +576,10 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
         rm->searched = 1;
         if (v > best) {
             best = v;
-            best_i = i;
-            root_pv[0] = rm->square;
-            memcpy(root_pv + 1, s->pv[1], (size_t)s->pv_len[1] * sizeof(int));
-            root_pv_len = s->pv_len[1] + 1;
+            root_line_record(s, rm->square, root_pv, &root_pv_len);
             if (!analyze && v > a) a = v;
             if (!analyze && a >= beta) break;
         }
-    }
-    for (int i = 0; i < n; ++i)
-        if (!moves[i].searched) moves[i].score = -SCORE_INF;
-    if (best_i >= 0) {
-        memcpy(s->pv[0], root_pv, (size_t)root_pv_len * sizeof(int));
-        s->pv_len[0] = root_pv_len;
     }
 #ifdef ENDSTATS
     for (int e = 0; e <= 64; ++e)
@@ -596,15 +587,7 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
     fprintf(stderr, "\n");
     memset(end_stats, 0, sizeof end_stats);
 #endif
-    for (int i = 1; i < n; ++i) {
-        RootMove t = moves[i];
-        int j = i;
-        while (j > 0 && moves[j - 1].score < t.score) {
-            moves[j] = moves[j - 1];
-            --j;
-        }
-        moves[j] = t;
-    }
+    root_finish(s, moves, n, root_pv, root_pv_len);
     return best;
 }
 

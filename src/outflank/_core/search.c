@@ -180,8 +180,20 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
     return best;
 }
 
-/* Stable sort of root moves by score, best first. */
-static void sort_root(RootMove *moves, int n) {
+void root_line_record(const Search *s, int square, int *line, int *len) {
+    line[0] = square;
+    memcpy(line + 1, s->pv[1], (size_t)s->pv_len[1] * sizeof(int));
+    *len = s->pv_len[1] + 1;
+}
+
+void root_finish(Search *s, RootMove *moves, int n, const int *line, int len) {
+    /* moves not searched in an aborted iteration keep sinking below */
+    for (int i = 0; i < n; ++i)
+        if (!moves[i].searched) moves[i].score = -SCORE_INF;
+    if (len > 0) {
+        memcpy(s->pv[0], line, (size_t)len * sizeof(int));
+        s->pv_len[0] = len;
+    }
     for (int i = 1; i < n; ++i) {
         RootMove t = moves[i];
         int j = i;
@@ -195,7 +207,7 @@ static void sort_root(RootMove *moves, int n) {
 
 int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int analyze) {
     int alpha = -SCORE_INF + 1, beta = SCORE_INF;
-    int best = -SCORE_INF, best_i = -1;
+    int best = -SCORE_INF;
     int root_pv[MAX_PLY], root_pv_len = 0;
     for (int i = 0; i < n; ++i) moves[i].searched = 0;
     for (int i = 0; i < n; ++i) {
@@ -215,20 +227,10 @@ int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int ana
         rm->searched = 1;
         if (v > best) {
             best = v;
-            best_i = i;
-            root_pv[0] = rm->square;
-            memcpy(root_pv + 1, s->pv[1], (size_t)s->pv_len[1] * sizeof(int));
-            root_pv_len = s->pv_len[1] + 1;
+            root_line_record(s, rm->square, root_pv, &root_pv_len);
             if (!analyze && v > alpha) alpha = v;
         }
     }
-    /* moves not searched in an aborted iteration keep sinking below */
-    for (int i = 0; i < n; ++i)
-        if (!moves[i].searched) moves[i].score = -SCORE_INF;
-    if (best_i >= 0) {
-        memcpy(s->pv[0], root_pv, (size_t)root_pv_len * sizeof(int));
-        s->pv_len[0] = root_pv_len;
-    }
-    sort_root(moves, n);
+    root_finish(s, moves, n, root_pv, root_pv_len);
     return best;
 }

@@ -72,6 +72,13 @@ int search_root_moves(u64 P, u64 O, RootMove *moves);
 /* One midgame iteration at depth: scores root moves (a full window for each
  * when analyze is set, PVS otherwise), sorts them best first and returns the
  * best score. On abort, the moves searched so far keep their scores. */
+/* Root bookkeeping shared by mid_root and end_root: remember the line of a
+ * new best root move (its square, then the child's PV), and once the root
+ * loop ends, sink unsearched moves, publish the best line as pv[0] and sort
+ * the moves best first (stable). */
+void root_line_record(const Search *s, int square, int *line, int *len);
+void root_finish(Search *s, RootMove *moves, int n, const int *line, int len);
+
 int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int analyze);
 
 /* Exact endgame at the root in window (alpha, beta); same conventions. */
