@@ -22,6 +22,9 @@
 #include "eval_default.h"
 #include "search.h"
 
+#if defined(ENDSTATS) || defined(SELSTATS)
+#include <stdio.h>
+#endif
 #ifdef ENDSTATS /* debugging: calls per number of empties, printed per root move */
 #include <stdio.h>
 unsigned long long end_stats[65];
@@ -373,6 +376,31 @@ static int gen_deep_moves(Search *s, u64 P, u64 O, u64 moves, EndMove *list, int
     return n;
 }
 
+/* ------------------------------------------------- probable cut-offs */
+
+#ifndef PC_MIN /* selective passes try probable cut-offs from here */
+#define PC_MIN 12
+#endif
+#define PC_NONE (-SCORE_INF)
+
+/* Depth of the shallow search that predicts a node's exact score, and the
+ * standard deviation (1/100 disc) of exact score minus its prediction:
+ * measured on self-play positions with 12-18 empties (see docs/engine.md). */
+static inline int pc_depth(int empties) { return empties < 16 ? 2 : empties < 22 ? 4 : 6; }
+static inline int pc_sigma(int depth) { return depth <= 2 ? 1150 : depth <= 4 ? 950 : 800; }
+
+/* In a selective pass: alpha + 1 when a shallow search says the exact
+ * score is very probably above alpha, alpha when very probably not,
+ * PC_NONE when it cannot tell. */
+static int probable_cut(Search *s, u64 P, u64 O, int alpha, int empties) {
+    int d = pc_depth(empties);
+    int margin = pc_sigma(d) * s->pc_t / 100;
+    int hi = (alpha + 1) * 100 + margin, lo = alpha * 100 - margin;
+    if (mid_probe(s, P, O, d, hi - 1, hi) >= hi) return alpha + 1;
+    if (mid_probe(s, P, O, d, lo, lo + 1) <= lo) return alpha;
+    return PC_NONE;
+}
+
 /* 7 .. END_TT_MIN-1 empties. */
 static int end_nws_sorted(Search *s, u64 P, u64 O, int alpha, int empties) {
     ++s->nodes;
@@ -405,9 +433,17 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties) {
     int bound;
     if (stability_cut(P, O, alpha, &bound)) return bound;
     const TTEntry *e = tt_probe(&s->tt, P, O, TT_TAG_END);
-    if (e) {
+    if (e && e->prec >= s->end_prec) {
         if (e->lower > alpha) return e->lower;
         if (e->upper <= alpha) return e->upper;
+    }
+    if (s->end_prec != TT_PREC_EXACT && empties >= PC_MIN) {
+        int v = probable_cut(s, P, O, alpha, empties);
+        if (v != PC_NONE) {
+            tt_store_prec(&s->tt, P, O, TT_TAG_END, empties, alpha, alpha + 1, v,
+                          e ? e->move : MOVE_NONE, s->end_prec);
+            return v;
+        }
     }
     int tt_move = hint_move(s, e, P, O);
     u64 moves = bb_moves(P, O);
@@ -415,17 +451,29 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties) {
         if (!bb_moves(O, P)) return final_discs(P, O);
         return -end_nws_tt(s, O, P, -alpha - 1, empties);
     }
+    int best = -SCORE_INF, best_move = MOVE_NONE;
+    if (tt_move != MOVE_NONE && (moves >> tt_move & 1)) { /* the known best move before any sorting */
+        u64 f = bb_flips(P, O, tt_move);
+        best = -end_nws(s, O & ~f, P | f | (1ULL << tt_move), -alpha - 1, empties - 1);
+        if (s->aborted) return 0;
+        best_move = tt_move;
+        moves &= ~(1ULL << tt_move);
+        if (best > alpha || !moves) {
+            tt_store_prec(&s->tt, P, O, TT_TAG_END, empties, alpha, alpha + 1, best, best_move,
+                          s->end_prec);
+            return best;
+        }
+    }
     EndMove list[MAX_MOVES];
-    int n = empties >= SHALLOW0_MIN ? gen_deep_moves(s, P, O, moves, list, tt_move, empties)
-                                    : gen_end_moves(P, O, moves, list, tt_move);
+    int n = empties >= SHALLOW0_MIN ? gen_deep_moves(s, P, O, moves, list, MOVE_NONE, empties)
+                                    : gen_end_moves(P, O, moves, list, MOVE_NONE);
     if (empties >= END_ETC_MIN) { /* enhanced transposition cut-off */
         for (int i = 0; i < n; ++i) {
             u64 f = list[i].flips;
             const TTEntry *c = tt_probe(&s->tt, O & ~f, P | f | (1ULL << list[i].sq), TT_TAG_END);
-            if (c && -c->upper > alpha) return -c->upper;
+            if (c && c->prec >= s->end_prec && -c->upper > alpha) return -c->upper;
         }
     }
-    int best = -SCORE_INF, best_move = MOVE_NONE;
     for (int i = 0; i < n; ++i) {
         end_pick(list, i, n);
         u64 f = list[i].flips;
@@ -438,7 +486,7 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties) {
             if (v > alpha) break;
         }
     }
-    tt_store(&s->tt, P, O, TT_TAG_END, empties, alpha, alpha + 1, best, best_move);
+    tt_store_prec(&s->tt, P, O, TT_TAG_END, empties, alpha, alpha + 1, best, best_move, s->end_prec);
     return best;
 }
 
@@ -507,7 +555,8 @@ static int end_pvs(Search *s, u64 P, u64 O, int alpha, int beta, int empties, in
             }
         }
     }
-    if (empties >= END_TT_MIN) tt_store(&s->tt, P, O, TT_TAG_END, empties, alpha, beta, best, best_move);
+    if (empties >= END_TT_MIN)
+        tt_store_prec(&s->tt, P, O, TT_TAG_END, empties, alpha, beta, best, best_move, s->end_prec);
     return best;
 }
 
@@ -604,7 +653,11 @@ int end_root_aspire(Search *s, u64 P, u64 O, int alpha, int beta, int estimate, 
     if (lo < alpha) lo = alpha;
     if (hi > beta) hi = beta;
     if (hi - lo < 2) { lo = hi - 2 < alpha ? alpha : hi - 2; hi = lo + 2 > beta ? beta : lo + 2; }
-    for (;;) {
+    for (int round = 0;; ++round) {
+        if (round == 4) { /* an unstable (selective) search: give up the window */
+            lo = alpha;
+            hi = beta;
+        }
         int v = end_root(s, P, O, lo, hi, moves, n, 0);
         if (s->aborted) return v;
         if (v <= lo && lo > alpha) { /* fail low: every move scored an upper bound */
@@ -620,4 +673,35 @@ int end_root_aspire(Search *s, u64 P, u64 O, int alpha, int beta, int estimate, 
             return v;
         }
     }
+}
+
+#ifndef SEL_MIN /* selective passes before an exact solve from this many empties */
+#define SEL_MIN 20
+#endif
+/* Their probable cut-off margins, in 1/100 standard deviations. */
+#ifndef SEL_LIST
+#define SEL_LIST 100
+#endif
+static const int SEL_T[] = {SEL_LIST};
+#define SEL_PASSES ((int)(sizeof SEL_T / sizeof SEL_T[0]))
+
+int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n) {
+    int empties = 64 - bb_count(P | O);
+    int estimate = end_presearch(s, P, O, moves, n);
+    if (empties >= SEL_MIN) {
+        for (int k = 0; k < SEL_PASSES && !s->aborted; ++k) {
+            s->end_prec = k + 1;
+            s->pc_t = SEL_T[k];
+            int v = end_root_aspire(s, P, O, alpha, beta, estimate, moves, n);
+            if (!s->aborted) estimate = v;
+#ifdef SELSTATS
+            fprintf(stderr, "pass t=%d: %d (%d) nodes %llu\n", SEL_T[k], v, moves[0].square,
+                    (unsigned long long)s->nodes);
+#endif
+        }
+    }
+    s->end_prec = TT_PREC_EXACT;
+    s->pc_t = 0;
+    if (s->aborted) return moves[0].score;
+    return end_root_aspire(s, P, O, alpha, beta, estimate, moves, n);
 }

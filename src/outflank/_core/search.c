@@ -46,6 +46,8 @@ void search_begin(Search *s, double time_limit, uint64_t node_limit) {
     s->deadline = time_limit > 0 ? search_now() + time_limit : 0;
     s->tt.age++;
     s->pv_len[0] = 0;
+    s->end_prec = TT_PREC_EXACT;
+    s->pc_t = 0;
 }
 
 void search_poll(Search *s) {
@@ -178,6 +180,10 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
     }
     if (depth >= 2) tt_store(&s->tt, P, O, s->eval_tag, depth, alpha, beta, best, best_move);
     return best;
+}
+
+int mid_probe(Search *s, u64 P, u64 O, int depth, int alpha, int beta) {
+    return mid_search(s, P, O, depth, alpha, beta, MAX_PLY - 40, 0);
 }
 
 void root_line_record(const Search *s, int square, int *line, int *len) {

@@ -42,6 +42,11 @@ typedef struct Search {
     uint64_t next_poll;  /* node count of the next limits check */
     double deadline;     /* monotonic seconds; 0: none */
     int aborted;
+    /* exact endgame: TT_PREC_EXACT, or the level of a selective pass whose
+     * probable cut-offs need a shallow search to clear the bound by
+     * pc_t / 100 standard deviations */
+    int end_prec;
+    int pc_t;
     /* statistics */
     uint64_t nodes;
     /* principal variation, triangular */
@@ -81,6 +86,10 @@ void root_finish(Search *s, RootMove *moves, int n, const int *line, int len);
 
 int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int analyze);
 
+/* A null-window midgame search below the root (no PV), for probable
+ * cut-offs in the endgame. */
+int mid_probe(Search *s, u64 P, u64 O, int depth, int alpha, int beta);
+
 /* Exact endgame at the root in window (alpha, beta); same conventions. */
 int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n, int analyze);
 
@@ -92,6 +101,11 @@ int end_presearch(Search *s, u64 P, u64 O, RootMove *moves, int n);
  * failure); the same exact result as end_root over [alpha, beta]. */
 int end_root_aspire(Search *s, u64 P, u64 O, int alpha, int beta, int estimate, RootMove *moves,
                     int n);
+
+/* An exact solve: the pre-search, selective passes (probable cut-offs)
+ * from SEL_MIN empties that fill the table with good moves and refine the
+ * estimate, then end_root_aspire. */
+int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n);
 
 /* Switch to the default evaluator and the TT_TAG_ORDER tag for the
  * ordering searches of an exact solve (saving the caller's); restore. */

@@ -270,9 +270,12 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
         Py_BEGIN_ALLOW_THREADS
         EvalState saved;
         end_enter(s, &saved);
-        int estimate = end_presearch(s, P, O, moves, n);
-        score = analyze ? end_root(s, P, O, alpha, beta, moves, n, 1)
-                        : end_root_aspire(s, P, O, alpha, beta, estimate, moves, n);
+        if (analyze) {
+            end_presearch(s, P, O, moves, n);
+            score = end_root(s, P, O, alpha, beta, moves, n, 1);
+        } else {
+            score = end_solve(s, P, O, alpha, beta, moves, n);
+        }
         end_leave(s, &saved);
         Py_END_ALLOW_THREADS
         aborted = s->aborted;

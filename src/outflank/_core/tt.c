@@ -30,7 +30,8 @@ void tt_clear(TT *tt) {
 }
 
 static void fill(TTEntry *e, u64 P, u64 O, int tag, int depth, int lower, int upper, int move,
-                 uint8_t age) {
+                 uint8_t age, int prec) {
+    e->prec = (uint8_t)prec;
     e->P = P;
     e->O = O;
     e->tag = (uint8_t)tag;
@@ -41,7 +42,8 @@ static void fill(TTEntry *e, u64 P, u64 O, int tag, int depth, int lower, int up
     e->age = age;
 }
 
-void tt_store(TT *tt, u64 P, u64 O, int tag, int depth, int alpha, int beta, int score, int move) {
+void tt_store_prec(TT *tt, u64 P, u64 O, int tag, int depth, int alpha, int beta, int score,
+                   int move, int prec) {
     TTEntry *b = tt->entries + tt_index(tt, P, O);
     int lower = score > alpha ? score : -SCORE_INF;
     int upper = score < beta ? score : SCORE_INF;
@@ -49,6 +51,11 @@ void tt_store(TT *tt, u64 P, u64 O, int tag, int depth, int alpha, int beta, int
     for (int i = 0; i < 2; ++i) {
         TTEntry *e = b + i;
         if (e->P == P && e->O == O && e->tag == tag) {
+            if (prec < e->prec) return; /* keep the more precise result */
+            if (prec > e->prec) {
+                fill(e, P, O, tag, depth, lower, upper, move == 255 ? e->move : move, tt->age, prec);
+                return;
+            }
             if (e->depth == depth) { /* same search depth: tighten the bounds */
                 if (lower > e->lower) e->lower = lower;
                 if (upper < e->upper) e->upper = upper;
@@ -62,7 +69,7 @@ void tt_store(TT *tt, u64 P, u64 O, int tag, int depth, int alpha, int beta, int
             }
             if (depth > e->depth || e->age != tt->age || i == 1) {
                 if (move == 255) move = e->move;
-                fill(e, P, O, tag, depth, lower, upper, move, tt->age);
+                fill(e, P, O, tag, depth, lower, upper, move, tt->age, prec);
                 return;
             }
             break; /* a deeper result is kept in the first slot */
@@ -70,8 +77,8 @@ void tt_store(TT *tt, u64 P, u64 O, int tag, int depth, int alpha, int beta, int
     }
     if (depth >= b[0].depth || b[0].age != tt->age) {
         if (b[0].tag) b[1] = b[0]; /* the old deep entry moves to the second slot */
-        fill(b, P, O, tag, depth, lower, upper, move, tt->age);
+        fill(b, P, O, tag, depth, lower, upper, move, tt->age, prec);
     } else {
-        fill(b + 1, P, O, tag, depth, lower, upper, move, tt->age);
+        fill(b + 1, P, O, tag, depth, lower, upper, move, tt->age, prec);
     }
 }

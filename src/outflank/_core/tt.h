@@ -19,7 +19,12 @@ typedef struct {
     uint8_t move;         /* best move square, 64 = pass, 255 = none */
     uint8_t tag;          /* TT_TAG_END, or the evaluator generation (>= 2) */
     uint8_t age;          /* search counter when written */
+    uint8_t prec;         /* precision: TT_PREC_EXACT, or the selective pass that wrote it */
 } TTEntry;
+
+/* Bounds of a selective endgame pass (probable cut-offs) hold only for
+ * passes of the same or a lower level; exact results hold for all. */
+#define TT_PREC_EXACT 255
 
 typedef struct {
     TTEntry *entries;
@@ -47,7 +52,16 @@ static inline const TTEntry *tt_probe(const TT *tt, u64 P, u64 O, int tag) {
     return NULL;
 }
 
-/* Record a result: score searched in window (alpha, beta) at depth. */
-void tt_store(TT *tt, u64 P, u64 O, int tag, int depth, int alpha, int beta, int score, int move);
+/* Record a result: score searched in window (alpha, beta) at depth, with
+ * precision prec (a less precise result never overwrites a more precise
+ * one of the same position). */
+void tt_store_prec(TT *tt, u64 P, u64 O, int tag, int depth, int alpha, int beta, int score,
+                   int move, int prec);
+
+/* Record an exact (non-selective) result. */
+static inline void tt_store(TT *tt, u64 P, u64 O, int tag, int depth, int alpha, int beta,
+                            int score, int move) {
+    tt_store_prec(tt, P, O, tag, depth, alpha, beta, score, move, TT_PREC_EXACT);
+}
 
 #endif
