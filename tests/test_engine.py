@@ -56,6 +56,41 @@ def test_ffo_20_39_exact_scores(ffo_dir: Path) -> None:
     _check_suite(ffo_dir / "fforum-20-39.obf")
 
 
+def test_wld_solves_with_the_selective_pass(ffo_dir: Path) -> None:
+    """From 20 empties a solve starts with a selective pass whose bounds are
+    only probable; win/draw/loss answers must still be exact."""
+    engine = Engine(tt_mb=16)
+    entries = [e for e in read_obf_file(ffo_dir / "fforum-20-39.obf") if e.board.empties >= 20]
+    assert len(entries) >= 5
+    for entry in entries[:5]:
+        result = engine.solve(entry.board, wld=True)
+        expected = (entry.best_score > 0) - (entry.best_score < 0)
+        assert result.exact and result.score == expected, entry.line
+        assert entry.scores[result.best_move] * expected > 0 or expected == 0
+
+
+def test_stopped_solve_reports_a_disc_estimate(ffo_dir: Path) -> None:
+    """stop() during a long exact solve (28 empties): the answer comes back
+    at once, is marked inexact, and its score is a disc estimate."""
+    entry = read_obf_file(ffo_dir / "fforum-40-59.obf")[54 - 40]
+    assert entry.board.empties == 28
+    engine = Engine(tt_mb=16)
+    box: dict[str, object] = {}
+    thread = threading.Thread(target=lambda: box.update(result=engine.solve(entry.board)))
+    thread.start()
+    time.sleep(0.5)
+    assert thread.is_alive()
+    asked = time.perf_counter()
+    engine.stop()
+    thread.join(5)
+    assert not thread.is_alive()
+    assert time.perf_counter() - asked < 1.0
+    result = box["result"]
+    assert isinstance(result, SearchResult) and not result.exact
+    assert result.best_move in entry.board.legal_moves
+    assert -64 <= result.score <= 64 and result.score == int(result.score)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_solve_matches_exhaustive_minimax(seed: int) -> None:
     board = random_position(seed, 7)

@@ -283,20 +283,22 @@ class Engine:
             and (depth is None or depth >= board.empties)
         )
 
-    def _score(self, value: int, exact: bool) -> float:
-        if exact:
+    def _score(self, value: int, exact: bool, discs: bool = False) -> float:
+        if exact or discs:
             return float(value)
         if abs(value) >= _core.SCORE_WIN:
             return float(value - _core.SCORE_WIN if value > 0 else value + _core.SCORE_WIN)
         return value / self._evaluator.scale
 
-    def _result(self, raw: dict[str, Any], exact: bool) -> SearchResult:
+    def _result(self, raw: dict[str, Any], exact: bool, discs: bool = False) -> SearchResult:
+        """A SearchResult from the core's dict; ``discs``: the score is in
+        discs even if not exact (an interrupted endgame solve's estimate)."""
         elapsed = raw["elapsed"]
         nodes = raw["nodes"]
         pv = [_move(sq) for sq in raw["pv"]] or [_move(raw["move"])]
         return SearchResult(
             best_move=_move(raw["move"]),
-            score=self._score(raw["score"], exact),
+            score=self._score(raw["score"], exact, discs),
             pv=pv,
             depth=raw["depth"],
             nodes=nodes,
@@ -357,7 +359,7 @@ class Engine:
                                            result.nps, result.pv, result.elapsed))  # fmt: skip
                     return result
                 if self._stopped:
-                    return self._result(raw, exact=False)
+                    return self._result(raw, exact=False, discs=True)
                 # out of time: a quick depth-limited answer instead
                 return self._result(self._mid(board, min(depth or 6, 6), None, None, on_info),
                                     exact=False)  # fmt: skip
@@ -403,7 +405,7 @@ class Engine:
                 )
             if wld and not raw["aborted"]:
                 raw["score"] = (raw["score"] > 0) - (raw["score"] < 0)
-            return self._result(raw, exact=not raw["aborted"])
+            return self._result(raw, exact=not raw["aborted"], discs=True)
 
     def choose_move(self, board: Board) -> Move:
         """The move to play with the engine's own limits (and randomness, if any)."""

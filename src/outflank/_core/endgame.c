@@ -688,7 +688,7 @@ static const int SEL_T[] = {SEL_LIST};
 int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n) {
     int empties = 64 - bb_count(P | O);
     int estimate = end_presearch(s, P, O, moves, n);
-    if (empties >= SEL_MIN) {
+    if (empties >= SEL_MIN && !s->aborted) {
         for (int k = 0; k < SEL_PASSES && !s->aborted; ++k) {
             s->end_prec = k + 1;
             s->pc_t = SEL_T[k];
@@ -702,6 +702,8 @@ int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int
     }
     s->end_prec = TT_PREC_EXACT;
     s->pc_t = 0;
-    if (s->aborted) return moves[0].score;
-    return end_root_aspire(s, P, O, alpha, beta, estimate, moves, n);
+    if (s->aborted) return estimate;
+    int v = end_root_aspire(s, P, O, alpha, beta, estimate, moves, n);
+    if (s->aborted) return moves[0].searched ? moves[0].score : estimate;
+    return v;
 }

@@ -104,7 +104,8 @@ int end_root_aspire(Search *s, u64 P, u64 O, int alpha, int beta, int estimate, 
 
 /* An exact solve: the pre-search, selective passes (probable cut-offs)
  * from SEL_MIN empties that fill the table with good moves and refine the
- * estimate, then end_root_aspire. */
+ * estimate, then end_root_aspire. Returns the score in discs; when
+ * aborted, the best estimate so far (moves[0] is the best move known). */
 int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n);
 
 /* Switch to the default evaluator and the TT_TAG_ORDER tag for the
