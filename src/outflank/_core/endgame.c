@@ -103,19 +103,46 @@ static inline u64 try_flips(u64 P, u64 O, int sq) {
 
 /* ------------------------------------------------------- last squares */
 
+/* The last empty square: on a full line, the discs flipped from position i
+ * (0..7) are those between i and the mover's nearest disc on each side, so
+ * they depend only on the mover's discs on that line (8 bits).
+ * LINE_FLIPS[i][bits] counts them; DIAG_MASK / ANTI_MASK are the two
+ * diagonals through each square. Filled by end_tables_init(). */
+static uint8_t LINE_FLIPS[8][256];
+static u64 DIAG_MASK[64], ANTI_MASK[64];
+
+void end_tables_init(void) {
+    for (int i = 0; i < 8; ++i)
+        for (int bits = 0; bits < 256; ++bits) {
+            int n = 0;
+            for (int j = i - 1; j >= 0; --j)
+                if (bits >> j & 1) {
+                    n += i - 1 - j;
+                    break;
+                }
+            for (int j = i + 1; j < 8; ++j)
+                if (bits >> j & 1) {
+                    n += j - i - 1;
+                    break;
+                }
+            LINE_FLIPS[i][bits] = (uint8_t)n;
+        }
+    for (int sq = 0; sq < 64; ++sq) {
+        DIAG_MASK[sq] = (1ULL << sq) | bb_lines[sq][3] | bb_lines[sq][7];
+        ANTI_MASK[sq] = (1ULL << sq) | bb_lines[sq][1] | bb_lines[sq][5];
+    }
+}
+
 /* Discs flipped by the owner of B playing on x when x is the only empty
- * square: along each line, everything between x and B's nearest disc. */
+ * square: the line's bits gathered into one byte (a row is a byte; a
+ * column and a diagonal are collapsed by multiplication), then looked up. */
 static inline int last_flips(u64 B, int x) {
-    const u64 *line = bb_lines[x];
-    int n = 0;
-    for (int d = 0; d < 4; ++d) {
-        u64 b = B & line[d];
-        n += bb_count(((b & (0 - b)) - 1) & line[d] & (b ? ~0ULL : 0));
-    }
-    for (int d = 4; d < 8; ++d) {
-        u64 b = B & line[d];
-        if (b) n += bb_count(line[d] & ~((2ULL << (63 - __builtin_clzll(b))) - 1));
-    }
+    int row = x >> 3, col = x & 7;
+    const u64 file_a = 0x0101010101010101ULL;
+    int n = LINE_FLIPS[col][(B >> (x & 56)) & 0xFF];
+    n += LINE_FLIPS[row][(((B >> col) & file_a) * 0x0102040810204080ULL) >> 56];
+    n += LINE_FLIPS[col][((B & DIAG_MASK[x]) * file_a) >> 56];
+    n += LINE_FLIPS[col][((B & ANTI_MASK[x]) * file_a) >> 56];
     return n;
 }
 

@@ -14,6 +14,7 @@ u64 NEIGHBOURS[64];
 
 void search_tables_init(void) {
     for (int sq = 0; sq < 64; ++sq) NEIGHBOURS[sq] = bb_neighbours(1ULL << sq);
+    end_tables_init();
 }
 
 double search_now(void) {

@@ -127,6 +127,7 @@ static inline int search_should_stop(Search *s) {
 
 /* Tables used by the search; call once at module import. */
 void search_tables_init(void);
+void end_tables_init(void);
 
 /* Neighbour squares of each square. */
 extern u64 NEIGHBOURS[64];
