@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,17 +77,8 @@ def test_stopped_solve_reports_a_disc_estimate(ffo_dir: Path) -> None:
     entry = read_obf_file(ffo_dir / "fforum-40-59.obf")[54 - 40]
     assert entry.board.empties == 28
     engine = Engine(tt_mb=16)
-    box: dict[str, object] = {}
-    thread = threading.Thread(target=lambda: box.update(result=engine.solve(entry.board)))
-    thread.start()
-    time.sleep(0.5)
-    assert thread.is_alive()
-    asked = time.perf_counter()
-    engine.stop()
-    thread.join(5)
-    assert not thread.is_alive()
-    assert time.perf_counter() - asked < 1.0
-    result = box["result"]
+    result, latency = _stopped(engine, lambda: engine.solve(entry.board), after=0.5)
+    assert latency < 1.0
     assert isinstance(result, SearchResult) and not result.exact
     assert result.best_move in entry.board.legal_moves
     assert -64 <= result.score <= 64 and result.score == int(result.score)
@@ -325,27 +318,36 @@ def test_seed_004_lookahead_and_configure() -> None:
 # ------------------------------------------------------- threads and stop
 
 
+def _stopped(
+    engine: Engine, work: Callable[[], SearchResult], after: float
+) -> tuple[SearchResult, float]:
+    """Run work in a thread, stop the engine after some seconds; return its
+    result and the seconds from stop() to the end of the search."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        box["result"] = work()
+        box["end"] = time.perf_counter()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(after)
+    assert thread.is_alive()
+    asked = time.perf_counter()
+    engine.stop()
+    thread.join(5)
+    assert not thread.is_alive()
+    return box["result"], box["end"] - asked
+
+
 def test_stop_ends_a_long_search_quickly() -> None:
     board = Board.from_transcript("f5d6c3d3c4f4")
     best = float("inf")
     for _ in range(3):
         engine = Engine(tt_mb=4)
-        done: dict[str, float] = {}
-
-        def work(engine: Engine = engine, done: dict = done) -> None:
-            result = engine.search(board, depth=60)
-            done["t"] = time.perf_counter()
-            done["legal"] = result.best_move in board.legal_moves
-
-        thread = threading.Thread(target=work)
-        thread.start()
-        time.sleep(0.3)
-        assert thread.is_alive()
-        asked = time.perf_counter()
-        engine.stop()
-        thread.join(5)
-        assert not thread.is_alive() and done["legal"]
-        best = min(best, done["t"] - asked)
+        result, latency = _stopped(engine, lambda e=engine: e.search(board, depth=60), after=0.3)
+        assert result.best_move in board.legal_moves
+        best = min(best, latency)
         if best < 0.05:
             break
     assert best < 0.05
