@@ -557,7 +557,8 @@ static int end_pvs(Search *s, u64 P, u64 O, int alpha, int beta, int empties, in
     const TTEntry *e = tt_probe(&s->tt, P, O, TT_TAG_END);
     int tt_move = hint_move(s, e, P, O);
     EndMove list[MAX_MOVES];
-    int n = gen_end_moves(P, O, moves, list, tt_move);
+    int n = empties >= SHALLOW0_MIN ? gen_deep_moves(s, P, O, moves, list, tt_move, empties)
+                                    : gen_end_moves(P, O, moves, list, tt_move);
     int best = -SCORE_INF, best_move = MOVE_NONE, a = alpha;
     for (int i = 0; i < n; ++i) {
         end_pick(list, i, n);
