@@ -71,6 +71,19 @@ def test_wld_solves_with_the_selective_pass(ffo_dir: Path) -> None:
         assert entry.scores[result.best_move] * expected > 0 or expected == 0
 
 
+def test_analyze_scores_every_move_through_the_selective_pass(ffo_dir: Path) -> None:
+    """analyze at 20 empties (pre-search and selective pass first): every
+    move's exact score equals the one listed in the FFO file."""
+    engine = Engine(tt_mb=16, endgame=20)
+    entries = read_obf_file(ffo_dir / "fforum-20-39.obf")[27 - 20 : 31 - 20]
+    for entry in entries:
+        assert entry.board.empties == 20
+        analysis = engine.analyze(entry.board, depth=60)
+        assert all(m.exact for m in analysis)
+        scores = {m.move: m.score for m in analysis}
+        assert scores == {move: float(v) for move, v in entry.scores.items()}, entry.line
+
+
 def test_stopped_solve_reports_a_disc_estimate(ffo_dir: Path) -> None:
     """stop() during a long exact solve (28 empties): the answer comes back
     at once, is marked inexact, and its score is a disc estimate."""

@@ -713,7 +713,8 @@ int end_root_aspire(Search *s, u64 P, u64 O, int alpha, int beta, int estimate, 
 static const int SEL_T[] = {SEL_LIST};
 #define SEL_PASSES ((int)(sizeof SEL_T / sizeof SEL_T[0]))
 
-int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n) {
+/* The pre-search, then the selective passes; returns the estimate (discs). */
+static int end_prepare(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n) {
     int empties = 64 - bb_count(P | O);
     int estimate = end_presearch(s, P, O, moves, n);
     if (empties >= SEL_MIN && !s->aborted) {
@@ -730,8 +731,19 @@ int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int
     }
     s->end_prec = TT_PREC_EXACT;
     s->pc_t = 0;
+    return estimate;
+}
+
+int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n) {
+    int estimate = end_prepare(s, P, O, alpha, beta, moves, n);
     if (s->aborted) return estimate;
     int v = end_root_aspire(s, P, O, alpha, beta, estimate, moves, n);
     if (s->aborted) return moves[0].searched ? moves[0].score : estimate;
     return v;
+}
+
+int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n) {
+    int estimate = end_prepare(s, P, O, alpha, beta, moves, n);
+    if (s->aborted) return estimate;
+    return end_root(s, P, O, alpha, beta, moves, n, 1);
 }

@@ -107,6 +107,9 @@ int end_root_aspire(Search *s, u64 P, u64 O, int alpha, int beta, int estimate, 
  * estimate, then end_root_aspire. Returns the score in discs; when
  * aborted, the best estimate so far (moves[0] is the best move known). */
 int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n);
+/* The same preparation, then every root move scored exactly (a full window
+ * each): the analyze mode. */
+int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n);
 
 /* Switch to the default evaluator and the TT_TAG_ORDER tag for the
  * ordering searches of an exact solve (saving the caller's); restore. */

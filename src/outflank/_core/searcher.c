@@ -270,12 +270,8 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
         Py_BEGIN_ALLOW_THREADS
         EvalState saved;
         end_enter(s, &saved);
-        if (analyze) {
-            end_presearch(s, P, O, moves, n);
-            score = end_root(s, P, O, alpha, beta, moves, n, 1);
-        } else {
-            score = end_solve(s, P, O, alpha, beta, moves, n);
-        }
+        score = analyze ? end_analyze(s, P, O, alpha, beta, moves, n)
+                        : end_solve(s, P, O, alpha, beta, moves, n);
         end_leave(s, &saved);
         Py_END_ALLOW_THREADS
         aborted = s->aborted;
