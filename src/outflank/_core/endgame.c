@@ -26,7 +26,6 @@
 #include <stdio.h>
 #endif
 #ifdef ENDSTATS /* debugging: calls per number of empties, printed per root move */
-#include <stdio.h>
 unsigned long long end_stats[65];
 #define STAT(e) (end_stats[e]++)
 #else
@@ -745,5 +744,7 @@ int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int
 int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n) {
     int estimate = end_prepare(s, P, O, alpha, beta, moves, n);
     if (s->aborted) return estimate;
-    return end_root(s, P, O, alpha, beta, moves, n, 1);
+    int v = end_root(s, P, O, alpha, beta, moves, n, 1);
+    if (s->aborted) return moves[0].searched ? moves[0].score : estimate;
+    return v;
 }

@@ -108,7 +108,7 @@ int end_root_aspire(Search *s, u64 P, u64 O, int alpha, int beta, int estimate, 
  * aborted, the best estimate so far (moves[0] is the best move known). */
 int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n);
 /* The same preparation, then every root move scored exactly (a full window
- * each): the analyze mode. */
+ * each): the analyze mode. When aborted, the same kind of estimate. */
 int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n);
 
 /* Switch to the default evaluator and the TT_TAG_ORDER tag for the

@@ -278,8 +278,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
         done_depth = empties;
         pv_len = s->pv_len[0];
         memcpy(pv, s->pv[0], sizeof(int) * (size_t)pv_len);
-        if (aborted) { /* best of the moves searched, or the shallow search's choice */
-            if (analyze) score = moves[0].searched ? moves[0].score : 0;
+        if (aborted) { /* the score is the estimate end_solve/end_analyze returned */
             if (!moves[0].searched || pv_len == 0 || pv[0] != moves[0].square) {
                 pv[0] = moves[0].square;
                 pv_len = 1;
