@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from outflank.board import BLACK, Board, Move, Rules
-from outflank.classic_eval import WEIGHTS
+from outflank.evaluation import SEED_002_WEIGHTS
 from outflank.games.base import HEURISTIC_BOUND, Game
 
 __all__ = ["POSITIONAL_WEIGHTS", "OthelloGame", "positional_score"]
 
-#: Seed 002's cell values, a1..h8 (row by row): one table, kept in classic_eval.
-POSITIONAL_WEIGHTS: tuple[int, ...] = WEIGHTS
+#: Seed 002's cell values, a1..h8 (row by row): the project's one table.
+POSITIONAL_WEIGHTS: tuple[int, ...] = SEED_002_WEIGHTS
 
 
 def positional_score(board: Board) -> int:
