@@ -1,4 +1,4 @@
-"""Fit the weights of outflank's ``default`` evaluator; write eval_weights.h.
+"""Fit the weights of outflank's ``default`` evaluator; write data/eval.bin.gz.
 
 Procedure (see docs/evaluation.md):
 
@@ -9,13 +9,16 @@ Procedure (see docs/evaluation.md):
 2. Every position after the random opening is labelled with the game's final
    disc difference from the mover's view: exact (perfect play by both sides)
    at ``--exact`` empties or fewer, the result of good play before that.
-3. Features: the evaluator's own (``_core.eval_features``): 8 pattern
-   look-ups (4 edges, 4 corner 3x3 blocks) plus numeric features.
+   ``scripts/relabel_exact.py`` can then replace the labels of positions
+   with a few more empties by exact scores.
+3. Features: the evaluator's own (``_core.eval_features``): 46 pattern
+   look-ups of 11 types plus numeric features.
 4. Ridge least squares (conjugate gradients, Jacobi preconditioned) of the
-   label on the features, the weights being piecewise linear in the number of empties between anchor
-   phases. 10 % of the games are held out to report the error.
-5. The weights, in 1/100 disc, go to src/outflank/_core/eval_weights.h;
-   rebuild the extension afterwards (``python setup.py build_ext --inplace``).
+   label on the features, one fit per anchor phase (every 5 empties), each
+   position weighted by its share in the linear interpolation between the
+   anchors around it. 10 % of the games are held out to report the error.
+5. The weights, in 1/100 disc, go to src/outflank/data/eval.bin.gz, which
+   ``import outflank`` loads; no rebuild is needed.
 
 Run:  python scripts/train_eval.py --games 30000 --workers 2
 """
@@ -23,6 +26,7 @@ Run:  python scripts/train_eval.py --games 30000 --workers 2
 from __future__ import annotations
 
 import argparse
+import gzip
 import sys
 import time
 from multiprocessing import Pool
@@ -42,8 +46,8 @@ NPAT = LAYOUT["patterns"]  # pattern look-ups per position
 PAT_W = LAYOUT["pattern_weights"]  # pattern weights per phase
 NUM = LAYOUT["numeric"]
 NUM_NAMES = ["mobility", "potential mobility", "stable discs", "discs", "parity", "corners"]
-ANCHORS = [0, 12, 24, 36, 48, 60]
-HEADER = ROOT / "src" / "outflank" / "_core" / "eval_weights.h"
+ANCHORS = list(range(0, 56, 5))  # the self-play data starts at 56 empties
+WEIGHTS = ROOT / "src" / "outflank" / "data" / "eval.bin.gz"
 
 
 def play(job: tuple[int, int, int]) -> tuple[bytes, bytes, bytes, int]:
@@ -85,60 +89,96 @@ def generate(games: int, depth: int, exact: int, workers: int, seed0: int) -> di
     return data
 
 
-def design(players: np.ndarray, opponents: np.ndarray) -> tuple[csr_matrix, np.ndarray]:
-    """Sparse design matrix (rows: positions) over all anchors' weights."""
+def features(players: np.ndarray, opponents: np.ndarray) -> np.ndarray:
+    """The evaluator's features: NPAT weight ids then NUM numeric values per row."""
     raw = _core.eval_features(players.tobytes(), opponents.tobytes())
-    feats = np.frombuffer(raw, dtype=np.int32).reshape(len(players), NPAT + NUM)
-    empties = 64 - np.bitwise_count(players | opponents).astype(np.int64)
-    anchors = np.array(ANCHORS)
-    hi = np.clip(np.searchsorted(anchors, empties, side="right"), 1, len(anchors) - 1)
-    lo = hi - 1
-    t = (empties - anchors[lo]) / (anchors[hi] - anchors[lo])
-    t = np.clip(t, 0.0, 1.0)
-    per_anchor = PAT_W + NUM + 1
-    n = len(players)
-    cols_one = np.empty((n, NPAT + NUM + 1), dtype=np.int64)
-    vals_one = np.empty((n, NPAT + NUM + 1))
-    cols_one[:, :NPAT] = feats[:, :NPAT]
-    cols_one[:, NPAT : NPAT + NUM] = PAT_W + np.arange(NUM)
-    cols_one[:, NPAT + NUM] = PAT_W + NUM
-    vals_one[:, :NPAT] = 1.0
-    vals_one[:, NPAT : NPAT + NUM] = feats[:, NPAT:]
-    vals_one[:, NPAT + NUM] = 1.0
-    cols = np.concatenate(
-        [cols_one + (lo * per_anchor)[:, None], cols_one + (hi * per_anchor)[:, None]], axis=1
-    )
-    vals = np.concatenate([vals_one * (1 - t)[:, None], vals_one * t[:, None]], axis=1)
-    rows = np.repeat(np.arange(n), cols.shape[1])
-    X = csr_matrix((vals.ravel(), (rows, cols.ravel())), shape=(n, per_anchor * len(ANCHORS)))
-    return X, empties
+    return np.frombuffer(raw, dtype=np.int32).reshape(len(players), NPAT + NUM)
 
 
-def ridge(X: csr_matrix, y: np.ndarray, damp: float) -> np.ndarray:
-    """Minimise |Xw - y|^2 + damp^2 |w|^2 by Jacobi-preconditioned conjugate gradients."""
+def design(feats: np.ndarray) -> csr_matrix:
+    """Sparse design matrix of one phase's weights: patterns, numeric, constant."""
+    n = len(feats)
+    cols = np.empty((n, NPAT + NUM + 1), dtype=np.int32)
+    vals = np.ones((n, NPAT + NUM + 1), dtype=np.float32)
+    cols[:, :NPAT] = feats[:, :NPAT]
+    cols[:, NPAT : NPAT + NUM] = PAT_W + np.arange(NUM)
+    cols[:, NPAT + NUM] = PAT_W + NUM
+    vals[:, NPAT : NPAT + NUM] = feats[:, NPAT:]
+    indptr = np.arange(0, n * (NPAT + NUM + 1) + 1, NPAT + NUM + 1, dtype=np.int64)
+    return csr_matrix((vals.ravel(), cols.ravel(), indptr), shape=(n, PAT_W + NUM + 1))
+
+
+def ridge(X: csr_matrix, y: np.ndarray, damp: float, start: np.ndarray | None = None) -> np.ndarray:
+    """Minimise |Xw - y|^2 + damp^2 |w|^2 by Jacobi-preconditioned conjugate
+    gradients, starting from ``start`` (e.g. the neighbouring phase's weights)."""
     Xt = X.T.tocsr()
     lam = damp * damp
     diag = np.asarray(X.multiply(X).sum(axis=0)).ravel() + lam
     n = X.shape[1]
     A = LinearOperator((n, n), matvec=lambda v: Xt @ (X @ v) + lam * v, dtype=float)
     M = LinearOperator((n, n), matvec=lambda v: v / diag, dtype=float)
-    w, info = cg(A, Xt @ y, M=M, rtol=1e-6, maxiter=1000)
+    w, info = cg(A, Xt @ y, x0=start, M=M, rtol=1e-6, maxiter=1000)
     if info:
         print(f"  (conjugate gradients stopped after {info} iterations)")
     return w
 
 
+def anchor_weights(empties: np.ndarray, a: int) -> np.ndarray:
+    """Each position's weight in the fit of anchor ``ANCHORS[a]``: the hat
+    function of linear interpolation between the neighbouring anchors."""
+    e = empties.astype(float)
+    w = np.zeros(len(e))
+    centre = ANCHORS[a]
+    if a > 0:
+        lo = ANCHORS[a - 1]
+        sel = (e > lo) & (e <= centre)
+        w[sel] = (e[sel] - lo) / (centre - lo)
+    else:
+        w[e <= centre] = 1.0
+    if a + 1 < len(ANCHORS):
+        hi = ANCHORS[a + 1]
+        sel = (e > centre) & (e < hi)
+        w[sel] = (hi - e[sel]) / (hi - centre)
+    else:
+        w[e > centre] = 1.0
+    return w
+
+
+def predict(W: np.ndarray, feats: np.ndarray, empties: np.ndarray) -> np.ndarray:
+    """The evaluator's score (discs) with anchor weights W, interpolated like the C code."""
+    anchors = np.array(ANCHORS)
+    hi = np.clip(np.searchsorted(anchors, empties, side="right"), 1, len(anchors) - 1)
+    lo = hi - 1
+    t = np.clip((empties - anchors[lo]) / (anchors[hi] - anchors[lo]), 0.0, 1.0)
+
+    pred = np.zeros(len(feats))
+    for a in range(len(ANCHORS)):
+        w = W[a]
+        for rows, share in ((lo == a, 1 - t), (hi == a, t)):
+            f = feats[rows]
+            score = w[PAT_W + NUM] + w[f[:, :NPAT]].sum(1) + f[:, NPAT:] @ w[PAT_W : PAT_W + NUM]
+            pred[rows] += share[rows] * score
+    return pred
+
+
 def fit(data: dict, damp: float) -> tuple[np.ndarray, dict]:
-    """Ridge fit on 90 % of the games; report the held-out error by phase."""
-    X, empties = design(data["P"], data["O"])
+    """One weighted ridge fit per anchor phase on 90 % of the games; report
+    the held-out error by phase."""
+    feats = features(data["P"], data["O"])
+    empties = 64 - np.bitwise_count(data["P"] | data["O"]).astype(np.int64)
     y = data["label"].astype(float)
     test = data["game"] % 10 == 0
+    W = np.zeros((len(ANCHORS), PAT_W + NUM + 1))
     start = time.time()
-    w = ridge(X[~test].tocsr(), y[~test], damp)
-    print(
-        f"fit: {X.shape[1]} weights on {int((~test).sum())} positions, {time.time() - start:.0f} s"
-    )
-    pred = X[test] @ w
+    for a, anchor in enumerate(ANCHORS):
+        w = anchor_weights(empties, a)
+        sel = (w > 0) & ~test
+        root = np.sqrt(w[sel])
+        X = design(feats[sel])
+        X = csr_matrix(X.multiply(root[:, None]))
+        W[a] = ridge(X, y[sel] * root, damp, W[a - 1] if a else None)
+        print(f"  anchor {anchor:2d}: {int(sel.sum())} positions, {time.time() - start:.0f} s")
+    pred = predict(W[:, :], feats[test], empties[test])
     report = {}
     for lo_e in range(0, 60, 10):
         sel = (empties[test] > lo_e) & (empties[test] <= lo_e + 10)
@@ -149,7 +189,7 @@ def fit(data: dict, damp: float) -> tuple[np.ndarray, dict]:
                 float(np.sqrt(np.mean(err**2))),
                 float(np.sqrt(np.mean((y[test][sel] - y[test][sel].mean()) ** 2))),
             )
-    return w, report
+    return W, report
 
 
 def baseline_report(data: dict) -> dict:
@@ -167,38 +207,15 @@ def baseline_report(data: dict) -> dict:
     return report
 
 
-def write_header(w: np.ndarray, meta: str) -> None:
-    """eval_weights.h: anchor tables in 1/100 disc."""
-    per_anchor = PAT_W + NUM + 1
-    W = np.rint(w.reshape(len(ANCHORS), per_anchor) * 100).astype(np.int64)
-    W[:, :PAT_W] = np.clip(W[:, :PAT_W], -32000, 32000)
-
-    def rows(block: np.ndarray) -> str:
-        out = []
-        for r in block:
-            items = [str(int(v)) for v in r]
-            lines = [",".join(items[i : i + 24]) for i in range(0, len(items), 24)]
-            out.append("{" + ",\n".join(lines) + "}")
-        return ",\n".join(out)
-
-    text = f"""/* eval_weights.h - GENERATED by scripts/train_eval.py; do not edit.
- * {meta}
- * Weights of the default evaluator in 1/100 disc at anchor phases (number of
- * empty squares), interpolated linearly in between by eval_default.c. */
-#ifndef OUTFLANK_EVAL_WEIGHTS_H
-#define OUTFLANK_EVAL_WEIGHTS_H
-#define EVALW_FITTED 1
-#define EVALW_ANCHORS {len(ANCHORS)}
-#define EVALW_ANCHOR_EMPTIES {{{", ".join(map(str, ANCHORS))}}}
-static const short evalw_pat[EVALW_ANCHORS][{PAT_W}] = {{
-{rows(W[:, :PAT_W])}}};
-/* {", ".join(NUM_NAMES)}, constant */
-static const int evalw_num[EVALW_ANCHORS][{NUM + 1}] = {{
-{rows(W[:, PAT_W:])}}};
-#endif
-"""
-    HEADER.write_text(text)
-    print(f"wrote {HEADER} ({len(text) // 1024} KiB)")
+def write_weights(W: np.ndarray, path: Path) -> None:
+    """The weight file (layout in eval_default.h), gzip-compressed, in 1/100 disc."""
+    cents = np.rint(W * 100)
+    pat = np.clip(cents[:, :PAT_W], -32000, 32000).astype("<i2")
+    num = cents[:, PAT_W:].astype("<i4")
+    head = b"OFEVAL2\0" + np.array([len(ANCHORS), PAT_W, NUM], dtype="<i4").tobytes()
+    blob = head + np.array(ANCHORS, dtype="<i4").tobytes() + pat.tobytes() + num.tobytes()
+    path.write_bytes(gzip.compress(blob, 9, mtime=0))
+    print(f"wrote {path} ({path.stat().st_size // 1024} KiB)")
 
 
 def main() -> int:
@@ -216,6 +233,8 @@ def main() -> int:
         "--data", type=Path, action="append", default=[], help="also fit on this npz (repeatable)"
     )
     ap.add_argument("--dry-run", action="store_true", help="fit and report, do not write")
+    ap.add_argument("--no-baseline", action="store_true", help="skip the current evaluator's error")
+    ap.add_argument("--out", type=Path, default=WEIGHTS, help="weight file to write")
     args = ap.parse_args()
 
     if args.cache and args.cache.exists():
@@ -230,22 +249,16 @@ def main() -> int:
         print(f"added {len(more['label'])} positions from {extra}")
         more["game"] = more["game"] + data["game"].max() + 1
         data = {k: np.concatenate([data[k], more[k]]) for k in data}
-    base = baseline_report(data)
-    w, report = fit(data, args.damp)
+    base = baseline_report(data) if not args.no_baseline else {}
+    W, report = fit(data, args.damp)
     print("held-out RMSE in discs, by empties: positions, fitted, current evaluator, label spread")
     for k, (n, rmse, spread) in report.items():
         print(f"  {k:>6}: {n:7d}  {rmse:6.2f}  {base.get(k, float('nan')):6.2f}  {spread:6.2f}")
-    per = PAT_W + NUM + 1
     for a, e in enumerate(ANCHORS):
-        nums = w[a * per + PAT_W : (a + 1) * per]
+        nums = W[a, PAT_W:]
         print(f"  anchor {e:2d} empties: " + ", ".join(f"{v:.2f}" for v in nums))
     if not args.dry_run:
-        games = len(np.unique(data["game"]))
-        meta = (
-            f"{games} self-play games, {len(data['label'])} positions "
-            f"(exact from {args.exact} empties), ridge damp {args.damp}"
-        )
-        write_header(w, meta)
+        write_weights(W, args.out)
     return 0
 
 

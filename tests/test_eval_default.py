@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -139,3 +140,93 @@ def test_features_are_invariant_under_symmetries(seed: int, plies: int) -> None:
     assert all(0 <= i < _core.eval_layout()["pattern_weights"] for i in feats[0])
     for f in SYMMETRIES:
         assert _features(_map_bits(p, f), _map_bits(o, f)) == feats
+
+
+# Pattern types of the evaluator: squares in the a1 corner's orientation, in
+# the order of eval_default.h (corner 3x3, edge + 2 X, corner 2x5, rows 2-4,
+# diagonals of 8 to 4 squares).
+PATTERN_TYPES = [
+    "a1 b1 c1 a2 b2 c2 a3 b3 c3",
+    "a1 b1 c1 d1 e1 f1 g1 h1 b2 g2",
+    "a1 b1 c1 d1 e1 a2 b2 c2 d2 e2",
+    "a2 b2 c2 d2 e2 f2 g2 h2",
+    "a3 b3 c3 d3 e3 f3 g3 h3",
+    "a4 b4 c4 d4 e4 f4 g4 h4",
+    "a1 b2 c3 d4 e5 f6 g7 h8",
+    "b1 c2 d3 e4 f5 g6 h7",
+    "c1 d2 e3 f4 g5 h6",
+    "d1 e2 f3 g4 h5",
+    "e1 f2 g3 h4",
+]
+
+
+def _smallest_image(raw: int, n: int, own: list[tuple[int, ...]], position: dict[int, int]) -> int:
+    """The smallest configuration a pattern's own symmetries map ``raw`` to."""
+    digits = [raw // 3**i % 3 for i in range(n)]
+    return min(sum(digits[position[img[i]]] * 3**i for i in range(n)) for img in own)
+
+
+def _oracle_tables() -> list[tuple[int, list[list[tuple[int, ...]]], dict[int, int]]]:
+    """Per type: its offset, its instances (one square list per symmetry that
+    reads it) and the canonical id of each configuration, built the slow way:
+    a configuration's id is the rank of the smallest configuration it can be
+    mapped to by a symmetry that keeps the type's squares."""
+    tables, offset = [], 0
+    for spec in PATTERN_TYPES:
+        squares = [_bits(name).bit_length() - 1 for name in spec.split()]
+        images = []
+        for f in SYMMETRIES:
+            image = []
+            for sq in squares:
+                r, c = f(*divmod(sq, 8))
+                image.append(r * 8 + c)
+            images.append(tuple(image))
+        own = [img for img in images if set(img) == set(squares)]
+        position = {sq: i for i, sq in enumerate(squares)}
+        n = len(squares)
+
+        smallest = [_smallest_image(raw, n, own, position) for raw in range(3**n)]
+        rank = {m: i for i, m in enumerate(sorted(set(smallest)))}
+        canon = {raw: rank[smallest[raw]] for raw in range(3**n)}
+        instances: dict[frozenset[int], list[tuple[int, ...]]] = {}
+        for img in images:
+            instances.setdefault(frozenset(img), []).append(img)
+        tables.append((offset, [group for group in instances.values()], canon))
+        offset += len(rank)
+    return tables
+
+
+def test_pattern_features_match_a_slow_reference() -> None:
+    tables = _oracle_tables()
+    assert sum(len(group) for _, group, _ in tables) == _core.eval_layout()["patterns"]
+    assert (
+        tables[-1][0] + len(set(tables[-1][2].values())) == _core.eval_layout()["pattern_weights"]
+    )
+    for seed in range(40):
+        p, o = _random_position(seed, seed % 61)
+        expected = []
+        for offset, instances, canon in tables:
+            for group in instances:
+                img = group[0]
+                raw = sum(((p >> sq & 1) + 2 * (o >> sq & 1)) * 3**i for i, sq in enumerate(img))
+                expected.append(offset + canon[raw])
+        assert _features(p, o)[0] == sorted(expected)
+
+
+def test_the_package_loads_its_fitted_weights() -> None:
+    assert _core.eval_layout()["fitted"] == 1
+
+
+def test_a_malformed_weight_file_is_refused_and_changes_nothing() -> None:
+    import gzip
+    from importlib import resources
+
+    p, o = _random_position(3, 30)
+    before = _core.eval_default(p, o)
+    blob = gzip.decompress(resources.files("outflank").joinpath("data", "eval.bin.gz").read_bytes())
+    for bad in (b"", b"OFEVAL2\0" + bytes(12), blob[:-2], blob + b"\0", b"X" + blob[1:]):
+        with pytest.raises(ValueError, match="not a weight file"):
+            _core.eval_load(bad)
+    assert _core.eval_default(p, o) == before
+    _core.eval_load(blob)  # reloading the same weights is harmless
+    assert _core.eval_default(p, o) == before

@@ -30,6 +30,10 @@ from outflank.errors import (
     SearchLimitError,
 )
 
+from outflank._weights import load_default_weights
+
+load_default_weights()
+
 __version__ = "0.1.0"
 
 __all__ = [

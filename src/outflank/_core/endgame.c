@@ -410,10 +410,25 @@ static int gen_deep_moves(Search *s, u64 P, u64 O, u64 moves, EndMove *list, int
 #define PC_NONE (-SCORE_INF)
 
 /* Depth of the shallow search that predicts a node's exact score, and the
- * standard deviation (1/100 disc) of exact score minus its prediction:
- * measured on 200 self-play positions with 12-24 empties. */
+ * margin (1/100 disc) its prediction must clear: first set to the standard
+ * deviation of exact score minus prediction measured on 200 self-play
+ * positions with 12-24 empties with an earlier, less accurate evaluator
+ * (that error is now 4-7 discs, docs/evaluation.md); narrower margins cost
+ * more nodes on FFO #40-#49 (750/620/520: +4 %), wider ones gain little
+ * (1400/1150/950: -2 %). */
 static inline int pc_depth(int empties) { return empties < 14 ? 2 : empties < 20 ? 4 : 6; }
-static inline int pc_sigma(int depth) { return depth <= 2 ? 1150 : depth <= 4 ? 950 : 800; }
+#ifndef PC_SIGMA_2
+#define PC_SIGMA_2 1150
+#endif
+#ifndef PC_SIGMA_4
+#define PC_SIGMA_4 950
+#endif
+#ifndef PC_SIGMA_6
+#define PC_SIGMA_6 800
+#endif
+static inline int pc_sigma(int depth) {
+    return depth <= 2 ? PC_SIGMA_2 : depth <= 4 ? PC_SIGMA_4 : PC_SIGMA_6;
+}
 
 /* In a selective pass: alpha + 1 when a shallow search says the exact
  * score is very probably above alpha, alpha when very probably not,

@@ -36,13 +36,18 @@ u64 bb_full_lines(u64 filled, u64 *h, u64 *v, u64 *d, u64 *a) {
     c &= c >> 16;
     c &= c >> 32;
     *v = (c & 0xFF) * 0x0101010101010101ULL;
-    /* diagonals (a1-h8 direction: shift 9) */
+    /* diagonals (a1-h8 direction: shift 9), spreading 1, 2 then 4 squares
+     * (the masks drop what wrapped around the board's side) */
     u64 x = e;
-    for (int i = 0; i < 7; ++i) x |= ((x << 9) & NOT_A_FILE) | ((x >> 9) & NOT_H_FILE);
+    x |= ((x << 9) & NOT_A_FILE) | ((x >> 9) & NOT_H_FILE);
+    x |= ((x << 18) & 0xFCFCFCFCFCFCFCFCULL) | ((x >> 18) & 0x3F3F3F3F3F3F3F3FULL);
+    x |= ((x << 36) & 0xF0F0F0F0F0F0F0F0ULL) | ((x >> 36) & 0x0F0F0F0F0F0F0F0FULL);
     *d = ~x;
     /* anti-diagonals (h1-a8 direction: shift 7) */
     x = e;
-    for (int i = 0; i < 7; ++i) x |= ((x << 7) & NOT_H_FILE) | ((x >> 7) & NOT_A_FILE);
+    x |= ((x << 7) & NOT_H_FILE) | ((x >> 7) & NOT_A_FILE);
+    x |= ((x << 14) & 0x3F3F3F3F3F3F3F3FULL) | ((x >> 14) & 0xFCFCFCFCFCFCFCFCULL);
+    x |= ((x << 28) & 0x0F0F0F0F0F0F0F0FULL) | ((x >> 28) & 0xF0F0F0F0F0F0F0F0ULL);
     *a = ~x;
     return *h & *v & *d & *a;
 }

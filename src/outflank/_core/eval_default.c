@@ -3,23 +3,38 @@
  *
  * A linear model whose weights depend on the game phase (number of empty
  * squares), over:
- *   - 4 edge patterns (the 8 squares of each edge, base-3 index, one table
- *     shared up to mirroring),
- *   - 4 corner patterns (the 3x3 block at each corner, a shared table up to
- *     the diagonal reflection),
+ *   - 46 pattern look-ups of 11 pattern types (the 3x3 corner block, the
+ *     edge with its two X squares, the 2x5 corner block, the rows 2, 3 and 4,
+ *     the diagonals of 8, 7, 6, 5 and 4 squares), each type's instances
+ *     sharing one table of weights indexed by the squares' contents read as
+ *     a base-3 number (a configuration and its image under the pattern's own
+ *     symmetry share a weight);
  *   - numeric features (mover minus opponent): mobility, potential mobility,
  *     stable discs, discs, parity, corners, plus a constant.
- * The weights are fitted to game results and exact endgame scores by
- * scripts/train_eval.py, which writes eval_weights.h (weights at a few
- * anchor phases, interpolated linearly here). Without fitted weights the
- * evaluator falls back to hand weights. Every feature is invariant under
- * the 8 board symmetries, so the score is too.
+ * The weights are fitted by scripts/train_eval.py, which writes them (at a
+ * few anchor phases) to src/outflank/data/eval.bin; the package loads that
+ * file at import (eval_default_load) and the weights are interpolated to
+ * every phase here. Without them the evaluator falls back to hand weights
+ * on the numeric features. Every feature is invariant under the 8 board
+ * symmetries, so the score is too.
+ *
+ * A pattern instance is read from a transformed board: the type's squares
+ * are given as one mask in the a1 corner's orientation, and instance k reads
+ * that mask on the board under symmetry k, so every instance lists its
+ * squares in the same order (ascending bits of the mask). The squares are
+ * gathered with BMI2's pext where the processor has it.
  */
 #include "eval_default.h"
 
+#include "eval.h"
+
+#include <stdlib.h>
 #include <string.h>
 
-#include "eval_weights.h"
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define HAVE_PEXT_DISPATCH 1
+#endif
 
 #define CORNERS 0x8100000000000081ULL
 #define EDGE_A 0x0101010101010101ULL
@@ -27,20 +42,85 @@
 #define EDGE_1 0x00000000000000FFULL
 #define EDGE_8 0xFF00000000000000ULL
 
-/* Masks of the 15 + 15 diagonals. */
-static u64 diag_masks[15];  /* squares with equal row - col */
-static u64 adiag_masks[15]; /* squares with equal row + col */
-/* Base-3 value of an 8-bit set (digit k = 1 where bit k is set). */
-static int b3[256];
-/* Raw base-3 pattern index -> canonical id. */
-static short edge_canon[6561];
-static short corner_canon[19683];
-/* Fitted weights per number of empties 0..60 (built from the anchors). */
-#if EVALW_FITTED
-static short w_pat[61][EVAL_PAT_WEIGHTS];
+/* The pattern types' squares, in the a1 corner's orientation. */
+static const u64 TYPE_MASK[EVAL_TYPES] = {
+    0x0000000000070707ULL, /* corner 3x3: a1-c3 */
+    0x00000000000042FFULL, /* edge a1-h1 with b2 and g2 */
+    0x0000000000001F1FULL, /* corner 2x5: a1-e2 */
+    0x000000000000FF00ULL, /* row 2 */
+    0x0000000000FF0000ULL, /* row 3 */
+    0x00000000FF000000ULL, /* row 4 */
+    0x8040201008040201ULL, /* diagonal a1-h8 */
+    0x0080402010080402ULL, /* diagonal b1-h7 */
+    0x0000804020100804ULL, /* diagonal c1-h6 */
+    0x0000008040201008ULL, /* diagonal d1-h5 */
+    0x0000000080402010ULL, /* diagonal e1-h4 */
+};
+
+/* Instances: type and symmetry (bit 0 mirror columns, bit 1 mirror rows,
+ * bit 2 transpose, applied in that order): per type, the symmetries whose
+ * preimages of the type's squares are new (checked by build_patterns). */
+static const unsigned char INST_TYPE[EVAL_PATTERNS] = {
+    0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4,
+    4, 5, 5, 5, 5, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10};
+static const unsigned char INST_SYM[EVAL_PATTERNS] = {
+    0, 1, 2, 3, 0, 2, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7, 0, 2, 4, 5, 0, 2, 4,
+    5, 0, 2, 4, 5, 0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
+/* Per type: offset of its raw table (3^squares entries) among the raw
+ * weights, and offset and count of its canonical ids among the fitted ones. */
+#define RAW_TOTAL 167265
+static const int TYPE_RAW_OFF[EVAL_TYPES + 1] = {
+    0, 19683, 78732, 137781, 144342, 150903, 157464, 164025, 166212, 166941, 167184, RAW_TOTAL};
+static int type_canon_off[EVAL_TYPES], type_canon_count[EVAL_TYPES];
+static int canon_total;
+/* Raw index -> canonical id (within the type), one table per type. */
+static int *canon_of[EVAL_TYPES];
+/* Base-3 value of a 10-bit set (digit k = 1 where bit k is set). */
+static int b3[1024];
+/* Loaded weights per number of empties 0..60, in raw order. */
+static short *w_raw;                 /* [61][RAW_TOTAL] */
 static int w_num[61][EVAL_NUM + 1]; /* last: constant */
-#endif
+static int loaded;
 static int initialised;
+static int use_pext;
+
+/* Mirror the columns (a <-> h) of every row. */
+static inline u64 flip_h(u64 x) {
+    x = ((x >> 1) & 0x5555555555555555ULL) | ((x & 0x5555555555555555ULL) << 1);
+    x = ((x >> 2) & 0x3333333333333333ULL) | ((x & 0x3333333333333333ULL) << 2);
+    x = ((x >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((x & 0x0F0F0F0F0F0F0F0FULL) << 4);
+    return x;
+}
+
+static inline u64 flip_v(u64 x) { return __builtin_bswap64(x); }
+
+/* Reflect in the a1-h8 diagonal: square (row, col) goes to (col, row). */
+static inline u64 transpose(u64 x) {
+    u64 t;
+    t = 0x0F0F0F0F00000000ULL & (x ^ (x << 28));
+    x ^= t ^ (t >> 28);
+    t = 0x3333000033330000ULL & (x ^ (x << 14));
+    x ^= t ^ (t >> 14);
+    t = 0x5500550055005500ULL & (x ^ (x << 7));
+    x ^= t ^ (t >> 7);
+    return x;
+}
+
+static u64 symmetry(u64 x, int k) {
+    if (k & 1) x = flip_h(x);
+    if (k & 2) x = flip_v(x);
+    if (k & 4) x = transpose(x);
+    return x;
+}
+
+/* The 8 images of x, indexed like symmetry(). */
+static inline void all_symmetries(u64 x, u64 out[8]) {
+    out[0] = x;
+    out[1] = flip_h(x);
+    out[2] = flip_v(x);
+    out[3] = flip_v(out[1]);
+    for (int k = 0; k < 4; ++k) out[k + 4] = transpose(out[k]);
+}
 
 static int pow3(int k) {
     int v = 1;
@@ -48,92 +128,172 @@ static int pow3(int k) {
     return v;
 }
 
-static void build_canon(void) {
-    /* Edges: mirror = reverse the 8 digits. */
-    int next = 0;
-    for (int i = 0; i < 6561; ++i) edge_canon[i] = -1;
-    for (int i = 0; i < 6561; ++i) {
-        if (edge_canon[i] >= 0) continue;
-        int m = 0, x = i;
-        for (int k = 0; k < 8; ++k, x /= 3) m += (x % 3) * pow3(7 - k);
-        edge_canon[i] = edge_canon[m] = (short)next++;
+/* Instances and canonical ids of every pattern type. */
+static int build_patterns(void) {
+    int n = 0;
+    canon_total = 0;
+    for (int t = 0; t < EVAL_TYPES; ++t) {
+        u64 mask = TYPE_MASK[t];
+        int size = bb_count(mask);
+        /* Instances: symmetries whose preimage of the mask is new. Own
+         * symmetries: those that keep the mask; perm[k][i] = digit that
+         * digit i comes from. */
+        u64 seen[8];
+        int n_seen = 0, own[8], n_own = 0;
+        for (int k = 0; k < 8; ++k) {
+            u64 pre = 0; /* squares read by instance k: preimage of mask */
+            for (int sq = 0; sq < 64; ++sq)
+                if (symmetry(1ULL << sq, k) & mask) pre |= 1ULL << sq;
+            int dup = 0;
+            for (int j = 0; j < n_seen; ++j) dup |= seen[j] == pre;
+            if (pre == mask) own[n_own++] = k;
+            if (dup) continue;
+            seen[n_seen++] = pre;
+            if (n >= EVAL_PATTERNS || INST_TYPE[n] != t || INST_SYM[n] != k) return -1;
+            ++n;
+        }
+        int sqs[10], perm[8][10], i = 0;
+        for (u64 m = mask; m; m &= m - 1) sqs[i++] = bb_first(m);
+        for (int j = 0; j < n_own; ++j)
+            for (int d = 0; d < size; ++d) {
+                u64 image = symmetry(1ULL << sqs[d], own[j]);
+                for (int e = 0; e < size; ++e)
+                    if (image >> sqs[e] & 1) perm[j][d] = e;
+            }
+        int raw = pow3(size);
+        if (TYPE_RAW_OFF[t + 1] - TYPE_RAW_OFF[t] != raw) return -1;
+        canon_of[t] = malloc((size_t)raw * sizeof(int));
+        if (!canon_of[t]) return -1;
+        for (int r = 0; r < raw; ++r) canon_of[t][r] = -1;
+        int next = 0;
+        for (int r = 0; r < raw; ++r) {
+            if (canon_of[t][r] >= 0) continue;
+            for (int j = 0; j < n_own; ++j) {
+                int image = 0;
+                for (int d = 0; d < size; ++d) image += (r / pow3(d) % 3) * pow3(perm[j][d]);
+                canon_of[t][image] = next;
+            }
+            canon_of[t][r] = next++;
+        }
+        type_canon_off[t] = canon_total;
+        type_canon_count[t] = next;
+        canon_total += next;
     }
-    /* Corners: digit r*3+c; reflection swaps r and c. */
-    next = 0;
-    for (int i = 0; i < 19683; ++i) corner_canon[i] = -1;
-    for (int i = 0; i < 19683; ++i) {
-        if (corner_canon[i] >= 0) continue;
-        int m = 0;
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c) m += (i / pow3(r * 3 + c) % 3) * pow3(c * 3 + r);
-        corner_canon[i] = corner_canon[m] = (short)next++;
-    }
+    return n == EVAL_PATTERNS ? 0 : -1;
 }
 
-#if EVALW_FITTED
-/* Interpolate the anchor weights to every number of empties. */
-static void build_weights(void) {
-    static const int anchors[EVALW_ANCHORS] = EVALW_ANCHOR_EMPTIES;
-    for (int e = 0; e <= 60; ++e) {
-        int a = 0;
-        while (a + 1 < EVALW_ANCHORS && anchors[a + 1] <= e) ++a;
-        int b = a + 1 < EVALW_ANCHORS ? a + 1 : a;
-        int span = anchors[b] - anchors[a];
-        int t = span > 0 ? e - anchors[a] : 0; /* weight of b: t / span */
-        if (t < 0) t = 0;
-        if (span > 0 && t > span) t = span;
-        int s = span > 0 ? span : 1;
-        for (int i = 0; i < EVAL_PAT_WEIGHTS; ++i)
-            w_pat[e][i] = (short)((evalw_pat[a][i] * (s - t) + evalw_pat[b][i] * t) / s);
-        for (int i = 0; i <= EVAL_NUM; ++i)
-            w_num[e][i] = (evalw_num[a][i] * (s - t) + evalw_num[b][i] * t) / s;
+/* pext in software: the bits of x under mask, packed to the bottom. */
+static inline unsigned pext_soft(u64 x, u64 mask) {
+    unsigned r = 0;
+    for (unsigned bit = 1; mask; mask &= mask - 1, bit <<= 1)
+        if (x & mask & (0 - mask)) r |= bit;
+    return r;
+}
+
+/* raw[i]: instance i's index among the raw weights (its type's offset plus
+ * the base-3 number of its squares: 0 empty, 1 mover, 2 opponent, digit d
+ * for the d-th lowest square of the type's mask on the transformed board). */
+#define RAW_INDICES(PEXT)                                                         \
+    u64 sp[8], so[8];                                                             \
+    all_symmetries(P, sp);                                                        \
+    all_symmetries(O, so);                                                        \
+    _Pragma("GCC unroll 46") for (int i = 0; i < EVAL_PATTERNS; ++i) {            \
+        int t = INST_TYPE[i], k = INST_SYM[i];                                    \
+        u64 m = TYPE_MASK[t];                                                     \
+        raw[i] = TYPE_RAW_OFF[t] + b3[PEXT(sp[k], m)] + 2 * b3[PEXT(so[k], m)];   \
     }
+
+static void raw_indices_soft(u64 P, u64 O, int raw[EVAL_PATTERNS]) { RAW_INDICES(pext_soft) }
+
+#ifdef HAVE_PEXT_DISPATCH
+__attribute__((target("bmi2"))) static void raw_indices_bmi2(u64 P, u64 O,
+                                                             int raw[EVAL_PATTERNS]) {
+    RAW_INDICES(_pext_u64)
 }
 #endif
 
+static inline void raw_indices(u64 P, u64 O, int raw[EVAL_PATTERNS]) {
+#ifdef HAVE_PEXT_DISPATCH
+    if (use_pext) {
+        raw_indices_bmi2(P, O, raw);
+        return;
+    }
+#endif
+    raw_indices_soft(P, O, raw);
+}
+
 void eval_default_init(void) {
     if (initialised) return;
-    memset(diag_masks, 0, sizeof diag_masks);
-    memset(adiag_masks, 0, sizeof adiag_masks);
-    for (int sq = 0; sq < 64; ++sq) {
-        int r = sq / 8, c = sq % 8;
-        diag_masks[r - c + 7] |= 1ULL << sq;
-        adiag_masks[r + c] |= 1ULL << sq;
-    }
-    for (int i = 0; i < 256; ++i) {
+    for (int i = 0; i < 1024; ++i) {
         int v = 0;
-        for (int k = 0; k < 8; ++k)
+        for (int k = 0; k < 10; ++k)
             if (i >> k & 1) v += pow3(k);
         b3[i] = v;
     }
-    build_canon();
-#if EVALW_FITTED
-    build_weights();
+    if (build_patterns() != 0) abort(); /* the tables above are wrong: a bug */
+#ifdef HAVE_PEXT_DISPATCH
+    __builtin_cpu_init();
+    use_pext = __builtin_cpu_supports("bmi2");
 #endif
     initialised = 1;
 }
 
-int eval_default_fitted(void) { return EVALW_FITTED; }
+int eval_default_fitted(void) { return loaded; }
 
-/* Squares whose row / column / diagonals are completely filled. */
-static void full_lines(u64 filled, u64 *h, u64 *v, u64 *d, u64 *a) {
-    u64 fh = 0, col = filled;
-    for (int r = 0; r < 8; ++r) {
-        u64 row = 0xFFULL << (8 * r);
-        if ((filled & row) == row) fh |= row;
+int eval_pattern_weights(void) { return canon_total; }
+
+/* The weight file (see eval_default.h); little-endian fields. */
+static int32_t read_i32(const unsigned char *p) {
+    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                     (uint32_t)p[3] << 24);
+}
+
+int eval_default_load(const void *data, size_t len) {
+    static const char magic[8] = {'O', 'F', 'E', 'V', 'A', 'L', '2', 0};
+    const unsigned char *p = data;
+    if (len < 20 || memcmp(p, magic, 8) != 0) return -1;
+    int n_anchors = read_i32(p + 8), n_pat = read_i32(p + 12), n_num = read_i32(p + 16);
+    if (n_anchors < 1 || n_anchors > 61 || n_pat != canon_total || n_num != EVAL_NUM) return -1;
+    size_t need = 20 + (size_t)n_anchors * 4 + (size_t)n_anchors * (size_t)n_pat * 2 +
+                  (size_t)n_anchors * (EVAL_NUM + 1) * 4;
+    if (len != need) return -1;
+    int anchors[61];
+    for (int a = 0; a < n_anchors; ++a) {
+        anchors[a] = read_i32(p + 20 + 4 * a);
+        if (anchors[a] < 0 || anchors[a] > 60 || (a && anchors[a] <= anchors[a - 1])) return -1;
     }
-    col &= col >> 32;
-    col &= col >> 16;
-    col &= col >> 8; /* byte 0: the columns full in every row */
-    u64 fd = 0, fa = 0;
-    for (int i = 0; i < 15; ++i) {
-        if ((filled & diag_masks[i]) == diag_masks[i]) fd |= diag_masks[i];
-        if ((filled & adiag_masks[i]) == adiag_masks[i]) fa |= adiag_masks[i];
+    const unsigned char *pat = p + 20 + 4 * n_anchors;
+    const unsigned char *num = pat + (size_t)n_anchors * (size_t)n_pat * 2;
+    short *w = malloc((size_t)61 * RAW_TOTAL * sizeof(short));
+    if (!w) return -2;
+    for (int e = 0; e <= 60; ++e) {
+        /* linear interpolation between the anchors around e */
+        int a = 0;
+        while (a + 1 < n_anchors && anchors[a + 1] <= e) ++a;
+        int b = a + 1 < n_anchors ? a + 1 : a;
+        int span = anchors[b] - anchors[a], t = e - anchors[a];
+        if (span <= 0 || t < 0) span = 1, t = 0;
+        if (t > span) t = span;
+        const unsigned char *pa = pat + (size_t)a * (size_t)n_pat * 2;
+        const unsigned char *pb = pat + (size_t)b * (size_t)n_pat * 2;
+        short *we = w + (size_t)e * RAW_TOTAL;
+        for (int ty = 0; ty < EVAL_TYPES; ++ty)
+            for (int r = 0; r < TYPE_RAW_OFF[ty + 1] - TYPE_RAW_OFF[ty]; ++r) {
+                size_t c = (size_t)(type_canon_off[ty] + canon_of[ty][r]) * 2;
+                int va = (int16_t)(pa[c] | pa[c + 1] << 8), vb = (int16_t)(pb[c] | pb[c + 1] << 8);
+                we[TYPE_RAW_OFF[ty] + r] = (short)((va * (span - t) + vb * t) / span);
+            }
+        for (int i = 0; i <= EVAL_NUM; ++i) {
+            int va = read_i32(num + ((size_t)a * (EVAL_NUM + 1) + i) * 4);
+            int vb = read_i32(num + ((size_t)b * (EVAL_NUM + 1) + i) * 4);
+            w_num[e][i] = (va * (span - t) + vb * t) / span;
+        }
     }
-    *h = fh;
-    *v = (col & 0xFF) * 0x0101010101010101ULL;
-    *d = fd;
-    *a = fa;
+    short *old = w_raw;
+    w_raw = w;
+    loaded = 1;
+    free(old);
+    return 0;
 }
 
 /* Closed directions (see stable_from) for every square, from the full lines. */
@@ -143,7 +303,7 @@ typedef struct {
 
 static inline closed_t closed_lines(u64 filled) {
     closed_t c;
-    full_lines(filled, &c.h, &c.v, &c.d, &c.a);
+    bb_full_lines(filled, &c.h, &c.v, &c.d, &c.a);
     c.h |= EDGE_A | EDGE_H;
     c.v |= EDGE_1 | EDGE_8;
     c.d |= EDGE_A | EDGE_H | EDGE_1 | EDGE_8;
@@ -173,57 +333,14 @@ u64 eval_stable_discs(u64 P, u64 O) {
     return stable_from(P, &c);
 }
 
-/* Mirror the columns (a <-> h) of every row. */
-static inline u64 flip_h(u64 x) {
-    x = ((x >> 1) & 0x5555555555555555ULL) | ((x & 0x5555555555555555ULL) << 1);
-    x = ((x >> 2) & 0x3333333333333333ULL) | ((x & 0x3333333333333333ULL) << 2);
-    x = ((x >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((x & 0x0F0F0F0F0F0F0F0FULL) << 4);
-    return x;
-}
-
-static inline u64 flip_v(u64 x) { return __builtin_bswap64(x); }
-
-/* Column a as a byte: row r -> bit r. */
-static inline int col_a(u64 x) { return (int)(((x & EDGE_A) * 0x0102040810204080ULL) >> 56); }
-
-/* Canonical id of a line of 8 given as a byte of the mover and of the opponent. */
-static inline int line_id(u64 p, u64 o) {
-    return edge_canon[b3[p & 0xFF] + 2 * b3[o & 0xFF]];
-}
-
-/* Column c (0 = a) as a byte: row r -> bit r. */
-static inline u64 col(u64 x, int c) { return (u64)col_a(x >> c); }
-
-
-/* 3x3 block at a1: digit r*3+c. */
-static inline int corner_index(u64 P, u64 O) {
-    int p = (int)((P & 7) | ((P >> 5) & 0x38) | ((P >> 10) & 0x1C0));
-    int o = (int)((O & 7) | ((O >> 5) & 0x38) | ((O >> 10) & 0x1C0));
-    /* bits of p are digit positions 0..8 (r*3+c); base-3 with digits 1/2. */
-    return b3[p & 0xFF] + (p >> 8) * 6561 + 2 * (b3[o & 0xFF] + (o >> 8) * 6561);
-}
-
-void eval_default_features(u64 P, u64 O, int pat[EVAL_PATTERNS], int num[EVAL_NUM]) {
+static void numeric_features(u64 P, u64 O, int num[EVAL_NUM]) {
     u64 empty = ~(P | O);
-    int n_empty = bb_count(empty);
-    /* edges */
-    pat[0] = EVAL_OFF_EDGE + line_id(P, O);
-    pat[1] = EVAL_OFF_EDGE + line_id(P >> 56, O >> 56);
-    pat[2] = EVAL_OFF_EDGE + line_id(col(P, 0), col(O, 0));
-    pat[3] = EVAL_OFF_EDGE + line_id(col(P, 7), col(O, 7));
-    /* corners */
-    u64 Ph = flip_h(P), Oh = flip_h(O);
-    pat[4] = EVAL_OFF_CORNER + corner_canon[corner_index(P, O)];
-    pat[5] = EVAL_OFF_CORNER + corner_canon[corner_index(Ph, Oh)];
-    pat[6] = EVAL_OFF_CORNER + corner_canon[corner_index(flip_v(P), flip_v(O))];
-    pat[7] = EVAL_OFF_CORNER + corner_canon[corner_index(flip_v(Ph), flip_v(Oh))];
-
     num[0] = bb_count(bb_moves(P, O)) - bb_count(bb_moves(O, P));
     num[1] = bb_count(bb_neighbours(O) & empty) - bb_count(bb_neighbours(P) & empty);
     closed_t c = closed_lines(P | O); /* shared by both colours */
     num[2] = bb_count(stable_from(P, &c)) - bb_count(stable_from(O, &c));
     num[3] = bb_count(P) - bb_count(O);
-    num[4] = (n_empty & 1) ? 1 : -1;
+    num[4] = (bb_count(empty) & 1) ? 1 : -1;
     num[5] = bb_count(P & CORNERS) - bb_count(O & CORNERS);
 }
 
@@ -249,25 +366,34 @@ static int eval_hand(u64 P, u64 O, const int num[EVAL_NUM]) {
            (120 - t) * c;
 }
 
+void eval_default_features(u64 P, u64 O, int pat[EVAL_PATTERNS], int num[EVAL_NUM]) {
+    int raw[EVAL_PATTERNS];
+    raw_indices(P, O, raw);
+    for (int i = 0; i < EVAL_PATTERNS; ++i) {
+        int t = INST_TYPE[i];
+        pat[i] = type_canon_off[t] + canon_of[t][raw[i] - TYPE_RAW_OFF[t]];
+    }
+    numeric_features(P, O, num);
+}
+
 int eval_default_hand(u64 P, u64 O) {
-    int pat[EVAL_PATTERNS], num[EVAL_NUM];
-    eval_default_features(P, O, pat, num);
+    int num[EVAL_NUM];
+    numeric_features(P, O, num);
     return eval_hand(P, O, num);
 }
 
 int eval_default(u64 P, u64 O) {
-    int pat[EVAL_PATTERNS], num[EVAL_NUM];
-    eval_default_features(P, O, pat, num);
-#if EVALW_FITTED
+    int num[EVAL_NUM];
+    numeric_features(P, O, num);
+    if (!loaded) return eval_hand(P, O, num);
+    int raw[EVAL_PATTERNS];
+    raw_indices(P, O, raw);
     int e = bb_count(~(P | O));
     if (e > 60) e = 60;
-    const short *wp = w_pat[e];
+    const short *w = w_raw + (size_t)e * RAW_TOTAL;
     const int *wn = w_num[e];
     int s = wn[EVAL_NUM];
-    for (int i = 0; i < EVAL_PATTERNS; ++i) s += wp[pat[i]];
+    for (int i = 0; i < EVAL_PATTERNS; ++i) s += w[raw[i]];
     for (int i = 0; i < EVAL_NUM; ++i) s += wn[i] * num[i];
     return s;
-#else
-    return eval_hand(P, O, num);
-#endif
 }

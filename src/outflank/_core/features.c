@@ -170,12 +170,34 @@ static PyObject *py_eval_layout(PyObject *self, PyObject *args) {
     (void)self;
     (void)args;
     return Py_BuildValue("{sisisisi}", "patterns", EVAL_PATTERNS, "pattern_weights",
-                         EVAL_PAT_WEIGHTS, "numeric", EVAL_NUM, "fitted",
+                         eval_pattern_weights(), "numeric", EVAL_NUM, "fitted",
                          eval_default_fitted());
+}
+
+PyDoc_STRVAR(eval_load_doc,
+             "eval_load(data) -> None\n\n"
+             "Load the 'default' evaluator's fitted weights from the bytes of a weight\n"
+             "file (src/outflank/data/eval.bin; the package does this at import).\n"
+             "Raises ValueError for a malformed file. Not for use during a search.");
+
+static PyObject *py_eval_load(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer buf;
+    if (!PyArg_ParseTuple(args, "y*:eval_load", &buf)) return NULL;
+    int rc = eval_default_load(buf.buf, (size_t)buf.len);
+    PyBuffer_Release(&buf);
+    if (rc == -2) return PyErr_NoMemory();
+    if (rc != 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "not a weight file for this evaluator (wrong header, sizes or length)");
+        return NULL;
+    }
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef features_methods[] = {
     {"eval_layout", py_eval_layout, METH_NOARGS, eval_layout_doc},
+    {"eval_load", py_eval_load, METH_VARARGS, eval_load_doc},
     {"train_search", py_train_search, METH_VARARGS, train_search_doc},
     {"eval_default_hand", py_eval_default_hand, METH_VARARGS, eval_default_hand_doc},
     {"eval_features", py_eval_features, METH_VARARGS, eval_features_doc},

@@ -1,0 +1,77 @@
+"""The evaluator's training pipeline end to end, on a tiny scale (real
+self-play, exact relabelling and fit, each as the script a user runs)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("scipy")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(*args: str) -> str:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    proc = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, env=env, timeout=300, cwd=ROOT
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_self_play_relabel_fit_and_load(tmp_path: Path) -> None:
+    games, exact, fitted = tmp_path / "games.npz", tmp_path / "exact.npz", tmp_path / "w.bin.gz"
+    _run(
+        "scripts/train_eval.py",
+        "--games",
+        "24",
+        "--workers",
+        "1",
+        "--cache",
+        str(games),
+        "--dry-run",
+        "--no-baseline",
+    )
+    data = np.load(games)
+    assert len(data["label"]) > 24 * 30
+    out = _run(
+        "scripts/relabel_exact.py",
+        str(games),
+        str(exact),
+        "--min",
+        "15",
+        "--max",
+        "16",
+        "--workers",
+        "1",
+    )
+    assert "15 empties" in out and "16 empties" in out
+    relabelled = np.load(exact)
+    empties = 64 - np.bitwise_count(relabelled["P"] | relabelled["O"])
+    # at 15-16 empties the labels are now the solver's; elsewhere unchanged
+    outside = (empties < 15) | (empties > 16)
+    assert (relabelled["label"][outside] == data["label"][outside]).all()
+    sys.path.insert(0, str(ROOT / "src"))
+    from outflank import _core
+
+    for i in np.flatnonzero(~outside)[:20]:
+        assert relabelled["label"][i] == _core.train_solve(int(data["P"][i]), int(data["O"][i]))[0]
+    _run("scripts/train_eval.py", "--cache", str(exact), "--no-baseline", "--out", str(fitted))
+    blob = gzip.decompress(fitted.read_bytes())
+    assert blob.startswith(b"OFEVAL2\0")
+    # loading happens in a child process: this one keeps the packaged weights
+    check = (
+        "import gzip, sys; from outflank import _core;"
+        f"_core.eval_load(gzip.decompress(open({str(fitted)!r}, 'rb').read()));"
+        "print(_core.eval_layout()['fitted'],"
+        " _core.eval_default(0x0000000810000000, 0x0000001008000000))"
+    )
+    fitted_flag, score = _run("-c", check).split()
+    assert fitted_flag == "1" and abs(int(score)) < 6400
