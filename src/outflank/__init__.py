@@ -10,6 +10,7 @@ The public API in short::
 See the README and docs/ for the engine, the teaching search and the apps.
 """
 
+from outflank._weights import load_default_weights
 from outflank.board import (
     BLACK,
     PASS,
@@ -29,8 +30,6 @@ from outflank.errors import (
     OutflankError,
     SearchLimitError,
 )
-
-from outflank._weights import load_default_weights
 
 load_default_weights()
 
