@@ -230,3 +230,28 @@ def test_a_malformed_weight_file_is_refused_and_changes_nothing() -> None:
     assert _core.eval_default(p, o) == before
     _core.eval_load(blob)  # reloading the same weights is harmless
     assert _core.eval_default(p, o) == before
+
+
+def test_the_portable_pattern_reader_agrees_with_bmi2() -> None:
+    # OUTFLANK_NO_BMI2 makes the evaluator gather squares without pext.
+    import os
+    import subprocess
+
+    positions = [_random_position(seed, seed % 61) for seed in range(200)]
+    script = (
+        "import sys; from outflank import _core\n"
+        "for line in sys.stdin:\n"
+        "    p, o = map(int, line.split())\n"
+        "    print(_core.eval_default(p, o))\n"
+    )
+    data = "".join(f"{p} {o}\n" for p, o in positions)
+    outputs = []
+    for flag in ("0", "1"):
+        env = dict(os.environ, OUTFLANK_NO_BMI2=flag)
+        proc = subprocess.run(
+            [sys.executable, "-c", script], input=data, capture_output=True, text=True, env=env
+        )
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(proc.stdout.split())
+    assert outputs[0] == outputs[1]
+    assert outputs[0] == [str(_core.eval_default(p, o)) for p, o in positions]

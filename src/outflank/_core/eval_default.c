@@ -233,7 +233,9 @@ void eval_default_init(void) {
     if (build_patterns() != 0) abort(); /* the tables above are wrong: a bug */
 #ifdef HAVE_PEXT_DISPATCH
     __builtin_cpu_init();
-    use_pext = __builtin_cpu_supports("bmi2");
+    /* OUTFLANK_NO_BMI2=1 forces the portable path (to test it) */
+    const char *no_bmi2 = getenv("OUTFLANK_NO_BMI2");
+    use_pext = __builtin_cpu_supports("bmi2") && !(no_bmi2 && *no_bmi2 && *no_bmi2 != '0');
 #endif
     initialised = 1;
 }
