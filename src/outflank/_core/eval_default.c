@@ -67,11 +67,11 @@ static const unsigned char INST_SYM[EVAL_PATTERNS] = {
     0, 1, 2, 3, 0, 2, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7, 0, 2, 4, 5, 0, 2, 4,
     5, 0, 2, 4, 5, 0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
 /* Per type: offset of its raw table (3^squares entries) among the raw
- * weights, and offset and count of its canonical ids among the fitted ones. */
+ * weights, and offset of its canonical ids among the fitted ones. */
 #define RAW_TOTAL 167265
 static const int TYPE_RAW_OFF[EVAL_TYPES + 1] = {
     0, 19683, 78732, 137781, 144342, 150903, 157464, 164025, 166212, 166941, 167184, RAW_TOTAL};
-static int type_canon_off[EVAL_TYPES], type_canon_count[EVAL_TYPES];
+static int type_canon_off[EVAL_TYPES];
 static int canon_total;
 /* Raw index -> canonical id (within the type), one table per type. */
 static int *canon_of[EVAL_TYPES];
@@ -176,7 +176,6 @@ static int build_patterns(void) {
             canon_of[t][r] = next++;
         }
         type_canon_off[t] = canon_total;
-        type_canon_count[t] = next;
         canon_total += next;
     }
     return n == EVAL_PATTERNS ? 0 : -1;
