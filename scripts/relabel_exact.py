@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from outflank import _core  # noqa: E402
+from outflank.engine import MODE_EXACT  # noqa: E402
 
-MODE_EXACT = 1
 _searcher = None
 
 

@@ -52,25 +52,37 @@ u64 bb_full_lines(u64 filled, u64 *h, u64 *v, u64 *d, u64 *a) {
     return *h & *v & *d & *a;
 }
 
-u64 bb_stable(u64 P, u64 O) {
-    u64 fh, fv, fd, fa;
-    bb_full_lines(P | O, &fh, &fv, &fd, &fa);
-    u64 bh = fh | EDGE_A | EDGE_H;
-    u64 bv = fv | EDGE_1 | EDGE_8;
-    u64 bd = fd | BORDER;
-    u64 ba = fa | BORDER;
-    u64 s = P & bh & bv & bd & ba;
+ClosedLines bb_closed_lines(u64 filled) {
+    ClosedLines c;
+    bb_full_lines(filled, &c.h, &c.v, &c.d, &c.a);
+    c.h |= EDGE_A | EDGE_H;
+    c.v |= EDGE_1 | EDGE_8;
+    c.d |= BORDER;
+    c.a |= BORDER;
+    return c;
+}
+
+/* A direction is closed for a disc if its line is full, the disc lies on
+ * the border across that direction, or a stable disc of the same colour is
+ * its neighbour in that direction (either side). Iterated to a fixed point. */
+u64 bb_stable_on(u64 P, const ClosedLines *c) {
+    u64 s = P & c->h & c->v & c->d & c->a;
     if (!s) return 0;
     u64 prev;
     do {
         prev = s;
-        u64 sh = bh | ((s << 1) & NOT_A_FILE) | ((s >> 1) & NOT_H_FILE);
-        u64 sv = bv | (s << 8) | (s >> 8);
-        u64 sd = bd | ((s << 9) & NOT_A_FILE) | ((s >> 9) & NOT_H_FILE);
-        u64 sa = ba | ((s << 7) & NOT_H_FILE) | ((s >> 7) & NOT_A_FILE);
+        u64 sh = c->h | ((s << 1) & NOT_A_FILE) | ((s >> 1) & NOT_H_FILE);
+        u64 sv = c->v | (s << 8) | (s >> 8);
+        u64 sd = c->d | ((s << 9) & NOT_A_FILE) | ((s >> 9) & NOT_H_FILE);
+        u64 sa = c->a | ((s << 7) & NOT_H_FILE) | ((s >> 7) & NOT_A_FILE);
         s |= P & sh & sv & sd & sa;
     } while (s != prev);
     return s;
+}
+
+u64 bb_stable(u64 P, u64 O) {
+    ClosedLines c = bb_closed_lines(P | O);
+    return bb_stable_on(P, &c);
 }
 
 static int eval_weights(const int *w, u64 P, u64 O) {

@@ -36,6 +36,18 @@ int eval_evaluate(const Evaluator *ev, u64 P, u64 O);
  * chains of stable neighbours in all four line directions). */
 u64 bb_stable(u64 P, u64 O);
 
+/* Per direction (row, column, both diagonals), the squares closed in it:
+ * on a full line or on the border across it. Depends only on the filled
+ * squares, so it can serve both colours. */
+typedef struct {
+    u64 h, v, d, a;
+} ClosedLines;
+
+ClosedLines bb_closed_lines(u64 filled);
+
+/* bb_stable's fixed point for P on lines computed once by bb_closed_lines. */
+u64 bb_stable_on(u64 P, const ClosedLines *c);
+
 /* Squares whose row, column and both diagonals are completely filled. */
 u64 bb_full_lines(u64 filled, u64 *h, u64 *v, u64 *d, u64 *a);
 

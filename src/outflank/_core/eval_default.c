@@ -37,10 +37,6 @@
 #endif
 
 #define CORNERS 0x8100000000000081ULL
-#define EDGE_A 0x0101010101010101ULL
-#define EDGE_H 0x8080808080808080ULL
-#define EDGE_1 0x00000000000000FFULL
-#define EDGE_8 0xFF00000000000000ULL
 
 /* The pattern types' squares, in the a1 corner's orientation. */
 static const u64 TYPE_MASK[EVAL_TYPES] = {
@@ -297,49 +293,12 @@ int eval_default_load(const void *data, size_t len) {
     return 0;
 }
 
-/* Closed directions (see stable_from) for every square, from the full lines. */
-typedef struct {
-    u64 h, v, d, a;
-} closed_t;
-
-static inline closed_t closed_lines(u64 filled) {
-    closed_t c;
-    bb_full_lines(filled, &c.h, &c.v, &c.d, &c.a);
-    c.h |= EDGE_A | EDGE_H;
-    c.v |= EDGE_1 | EDGE_8;
-    c.d |= EDGE_A | EDGE_H | EDGE_1 | EDGE_8;
-    c.a |= EDGE_A | EDGE_H | EDGE_1 | EDGE_8;
-    return c;
-}
-
-/* A direction is closed for a disc if its line is full, the disc lies on
- * the border across that direction, or a stable disc of the same colour is
- * its neighbour in that direction (either side). Iterated to a fixed point. */
-static inline u64 stable_from(u64 P, const closed_t *c) {
-    u64 s = P & c->h & c->v & c->d & c->a, prev;
-    if (!s) return 0;
-    do {
-        prev = s;
-        u64 h = c->h | ((s << 1) & NOT_A_FILE) | ((s >> 1) & NOT_H_FILE);
-        u64 v = c->v | (s << 8) | (s >> 8);
-        u64 d = c->d | ((s << 9) & NOT_A_FILE) | ((s >> 9) & NOT_H_FILE);
-        u64 a = c->a | ((s << 7) & NOT_H_FILE) | ((s >> 7) & NOT_A_FILE);
-        s |= P & h & v & d & a;
-    } while (s != prev);
-    return s;
-}
-
-u64 eval_stable_discs(u64 P, u64 O) {
-    closed_t c = closed_lines(P | O);
-    return stable_from(P, &c);
-}
-
 static void numeric_features(u64 P, u64 O, int num[EVAL_NUM]) {
     u64 empty = ~(P | O);
     num[0] = bb_count(bb_moves(P, O)) - bb_count(bb_moves(O, P));
     num[1] = bb_count(bb_neighbours(O) & empty) - bb_count(bb_neighbours(P) & empty);
-    closed_t c = closed_lines(P | O); /* shared by both colours */
-    num[2] = bb_count(stable_from(P, &c)) - bb_count(stable_from(O, &c));
+    ClosedLines c = bb_closed_lines(P | O); /* shared by both colours */
+    num[2] = bb_count(bb_stable_on(P, &c)) - bb_count(bb_stable_on(O, &c));
     num[3] = bb_count(P) - bb_count(O);
     num[4] = (bb_count(empty) & 1) ? 1 : -1;
     num[5] = bb_count(P & CORNERS) - bb_count(O & CORNERS);

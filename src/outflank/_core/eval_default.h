@@ -18,10 +18,6 @@ void eval_default_init(void);
 /* Static evaluation of (P, O) from the mover's view, 1/100 disc units. */
 int eval_default(u64 P, u64 O);
 
-/* Discs of P that can never be flipped again (edge-anchored stability: full
- * lines and chains of stable neighbours in all four line directions). */
-u64 eval_stable_discs(u64 P, u64 O);
-
 /* The evaluator's features, as used for fitting its weights:
  * pat[0..EVAL_PATTERNS-1]: indices into one weight vector of
  *   eval_pattern_weights() entries (the pattern types' canonical

@@ -6,6 +6,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "eval.h"
 #include "eval_default.h"
 #include "pybits.h"
 #include "features.h"
@@ -36,7 +37,7 @@ static PyObject *py_stable_discs(PyObject *self, PyObject *args) {
     (void)self;
     u64 P, O;
     if (!parse_pair(args, "O&O&:stable_discs", &P, &O)) return NULL;
-    return PyLong_FromUnsignedLongLong(eval_stable_discs(P, O));
+    return PyLong_FromUnsignedLongLong(bb_stable(P, O));
 }
 
 PyDoc_STRVAR(eval_features_doc,
