@@ -236,6 +236,9 @@ def test_the_portable_pattern_reader_agrees_with_bmi2() -> None:
     # OUTFLANK_NO_BMI2 makes the evaluator gather squares without pext.
     import os
     import subprocess
+    from pathlib import Path
+
+    import outflank
 
     positions = [_random_position(seed, seed % 61) for seed in range(200)]
     script = (
@@ -246,8 +249,11 @@ def test_the_portable_pattern_reader_agrees_with_bmi2() -> None:
     )
     data = "".join(f"{p} {o}\n" for p, o in positions)
     outputs = []
+    # the child imports the same outflank as this process, installed or not
+    package_root = str(Path(outflank.__file__).resolve().parent.parent)
     for flag in ("0", "1"):
-        env = dict(os.environ, OUTFLANK_NO_BMI2=flag)
+        path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
+        env = dict(os.environ, OUTFLANK_NO_BMI2=flag, PYTHONPATH=path)
         proc = subprocess.run(
             [sys.executable, "-c", script], input=data, capture_output=True, text=True, env=env
         )
