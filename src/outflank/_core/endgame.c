@@ -38,8 +38,8 @@ unsigned long long end_stats[65];
 #ifndef END_SORT_MIN
 #define END_SORT_MIN 7
 #endif
-#ifndef STAB_MIN /* stability cut-off tried when alpha >= STAB_MIN */
-#define STAB_MIN 8
+#ifndef STAB_LOW_MIN /* stability cut-off from this many empties (4 = everywhere) */
+#define STAB_LOW_MIN 4
 #endif
 #ifndef END_ETC_MIN
 #define END_ETC_MIN 12
@@ -226,8 +226,12 @@ static int solve_3(Search *s, u64 P, u64 O, int alpha, int x1, int x2, int x3) {
     return final_discs(P, O);
 }
 
+static inline int stability_cut(u64 P, u64 O, int alpha, int empties, int *bound);
+
 static int solve_4(Search *s, u64 P, u64 O, int alpha, const int *x) {
     ++s->nodes;
+    int bound;
+    if (STAB_LOW_MIN <= 4 && stability_cut(P, O, alpha, 4, &bound)) return bound;
     int best = -SCORE_INF, v;
     u64 f;
     int found = 0;
@@ -273,6 +277,8 @@ static int end_nws(Search *s, u64 P, u64 O, int alpha, int empties);
 /* 5 or 6 empties: parity order, no sorting. */
 static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties) {
     ++s->nodes;
+    int bound;
+    if (empties >= STAB_LOW_MIN && stability_cut(P, O, alpha, empties, &bound)) return bound;
     int x[8];
     u64 empty = ~(P | O);
     parity_squares(empty, x);
@@ -296,9 +302,12 @@ static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties) {
     return -end_nws_parity(s, O, P, -alpha - 1, empties);
 }
 
-/* Stability cut-off: the opponent's stable discs cap the mover's score. */
-static inline int stability_cut(u64 P, u64 O, int alpha, int *bound) {
-    if (alpha < STAB_MIN) return 0;
+/* Stability cut-off: the opponent's stable discs cap the mover's score at
+ * 64 - 2 * stable. Tried only when alpha is high enough for the cap to fall
+ * to it with some chance: the more empties, the fewer stable discs, so the
+ * higher alpha must be (2 * empties, 2 less below 10 empties). */
+static inline int stability_cut(u64 P, u64 O, int alpha, int empties, int *bound) {
+    if (alpha < 2 * empties - (empties < 10 ? 2 : 0)) return 0;
     int b = 64 - 2 * bb_count(bb_stable(O, P));
     if (b <= alpha) {
         *bound = b;
@@ -359,6 +368,7 @@ static int order_ab(Search *s, u64 P, u64 O, int depth, int alpha, int beta) {
     return best;
 }
 
+/* The moves with their flips and fastest-first ordering keys. */
 static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
     int n = 0;
     if (!(moves & (moves - 1))) { /* a single move: nothing to order */
@@ -447,7 +457,7 @@ static int end_nws_sorted(Search *s, u64 P, u64 O, int alpha, int empties) {
     ++s->nodes;
     if (search_should_stop(s)) return 0;
     int bound;
-    if (stability_cut(P, O, alpha, &bound)) return bound;
+    if (stability_cut(P, O, alpha, empties, &bound)) return bound;
     u64 moves = bb_moves(P, O);
     if (!moves) {
         if (!bb_moves(O, P)) return final_discs(P, O);
@@ -471,8 +481,9 @@ static int end_nws_sorted(Search *s, u64 P, u64 O, int alpha, int empties) {
 static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties) {
     ++s->nodes;
     if (search_should_stop(s)) return 0;
+    tt_prefetch(&s->tt, P, O);
     int bound;
-    if (stability_cut(P, O, alpha, &bound)) return bound;
+    if (stability_cut(P, O, alpha, empties, &bound)) return bound;
     const TTEntry *e = tt_probe(&s->tt, P, O, TT_TAG_END);
     if (e && e->prec >= s->end_prec) {
         if (e->lower > alpha) return e->lower;

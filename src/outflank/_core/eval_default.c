@@ -25,6 +25,7 @@
  * gathered with BMI2's pext where the processor has it.
  */
 #include "eval_default.h"
+#include "memory.h"
 
 #include "eval.h"
 
@@ -261,7 +262,7 @@ int eval_default_load(const void *data, size_t len) {
     }
     const unsigned char *pat = p + 20 + 4 * n_anchors;
     const unsigned char *num = pat + (size_t)n_anchors * (size_t)n_pat * 2;
-    short *w = malloc((size_t)61 * RAW_TOTAL * sizeof(short));
+    short *w = mem_alloc_large((size_t)61 * RAW_TOTAL * sizeof(short));
     if (!w) return -2;
     for (int e = 0; e <= 60; ++e) {
         /* linear interpolation between the anchors around e */

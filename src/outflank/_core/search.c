@@ -114,6 +114,7 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
     ++s->nodes;
     if (search_should_stop(s)) return 0;
     if (depth <= 0 || ply >= MAX_PLY - 1) return eval_evaluate(&s->ev, P, O);
+    if (depth >= 2) tt_prefetch(&s->tt, P, O);
 
     u64 moves = bb_moves(P, O);
     if (!moves) {

@@ -1,6 +1,8 @@
 /* tt.c - transposition table storage and replacement. */
 #include "tt.h"
 
+#include "memory.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +12,8 @@ int tt_init(TT *tt, size_t mib) {
     size_t bytes = mib << 20;
     size_t buckets = 1;
     while (buckets * 2 * 2 * sizeof(TTEntry) <= bytes) buckets *= 2;
-    TTEntry *e = calloc(buckets * 2, sizeof(TTEntry));
+    /* one bucket per cache line: a probe touches a single line */
+    TTEntry *e = mem_alloc_large(buckets * 2 * sizeof(TTEntry));
     if (!e) return -1;
     free(tt->entries);
     tt->entries = e;

@@ -26,6 +26,11 @@ typedef struct {
  * passes of the same or a lower level; exact results hold for all. */
 #define TT_PREC_EXACT 255
 
+/* Buckets (two 32-byte entries) are aligned to 64-byte cache lines. */
+#define TT_BUCKET_ALIGN 64
+
+_Static_assert(2 * sizeof(TTEntry) == TT_BUCKET_ALIGN, "a bucket fills one cache line");
+
 typedef struct {
     TTEntry *entries;
     size_t mask; /* number of buckets - 1 */
@@ -42,6 +47,12 @@ static inline size_t tt_index(const TT *tt, u64 P, u64 O) {
     u64 h = P * 0x9E3779B97F4A7C15ULL ^ (O + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL;
     h ^= h >> 31;
     return (size_t)(h & tt->mask) * 2;
+}
+
+/* Ask the processor to start loading the bucket of (P, O): probing it
+ * later, after some other work, then finds it in the cache. */
+static inline void tt_prefetch(const TT *tt, u64 P, u64 O) {
+    __builtin_prefetch(tt->entries + tt_index(tt, P, O));
 }
 
 /* The entry for (P, O, tag) or NULL. */
