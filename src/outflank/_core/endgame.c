@@ -12,8 +12,10 @@
  *                   eval_default search from SHALLOW0_MIN (deeper from
  *                   SHALLOW1..3_MIN);
  *   7 .. TT_MIN-1   stability cut-off, fastest-first, no table;
- *   5 .. 6          squares tried in parity order (odd regions first);
- *   4, 3, 2, 1      dedicated functions on explicit squares.
+ *   5 .. 6          stability cut-off, squares tried in parity order (odd
+ *                   regions first);
+ *   4, 3, 2, 1      dedicated functions on explicit squares (stability
+ *                   cut-off at 4).
  * The thresholds were tuned on FFO #40-#44 (CPU time); each can be
  * overridden at build time with -D for experiments (see docs/engine.md).
  */
