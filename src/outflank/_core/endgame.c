@@ -310,7 +310,7 @@ static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties) {
  * higher alpha must be (2 * empties, 2 less below 10 empties). */
 static inline int stability_cut(u64 P, u64 O, int alpha, int empties, int *bound) {
     if (alpha < 2 * empties - (empties < 10 ? 2 : 0)) return 0;
-    int b = 64 - 2 * bb_count(bb_stable(O, P));
+    int b = 64 - 2 * bb_count(bb_stable_strong(O, P));
     if (b <= alpha) {
         *bound = b;
         return 1;

@@ -65,8 +65,8 @@ ClosedLines bb_closed_lines(u64 filled) {
 /* A direction is closed for a disc if its line is full, the disc lies on
  * the border across that direction, or a stable disc of the same colour is
  * its neighbour in that direction (either side). Iterated to a fixed point. */
-u64 bb_stable_on(u64 P, const ClosedLines *c) {
-    u64 s = P & c->h & c->v & c->d & c->a;
+static inline u64 stable_fixed_point(u64 P, const ClosedLines *c, u64 s) {
+    s |= P & c->h & c->v & c->d & c->a;
     if (!s) return 0;
     u64 prev;
     do {
@@ -80,9 +80,81 @@ u64 bb_stable_on(u64 P, const ClosedLines *c) {
     return s;
 }
 
+u64 bb_stable_on(u64 P, const ClosedLines *c) { return stable_fixed_point(P, c, 0); }
+
+u64 bb_stable_strong(u64 P, u64 O) {
+    ClosedLines c = bb_closed_lines(P | O);
+    return stable_fixed_point(P, &c, bb_stable_edges(P, O));
+}
+
 u64 bb_stable(u64 P, u64 O) {
     ClosedLines c = bb_closed_lines(P | O);
     return bb_stable_on(P, &c);
+}
+
+/* EDGE_STABLE[p][o]: the bits of p (the mover's discs on an 8-square line,
+ * o the opponent's) that stay the mover's whatever is played on the line;
+ * COLUMN_OF[b]: byte b spread down column a (bit i to row i). */
+static uint8_t EDGE_STABLE[256][256];
+static u64 COLUMN_OF[256];
+
+/* Own discs flipped on a line when `own` plays on x (bit) of it. */
+static unsigned line_flips(unsigned own, unsigned other, int x) {
+    unsigned flips = 0, run = 0;
+    int i;
+    for (i = x + 1; i < 8 && (other >> i & 1); ++i) run |= 1u << i;
+    if (i < 8 && (own >> i & 1)) flips |= run;
+    run = 0;
+    for (i = x - 1; i >= 0 && (other >> i & 1); --i) run |= 1u << i;
+    if (i >= 0 && (own >> i & 1)) flips |= run;
+    return flips;
+}
+
+/* Every empty square of the line may be filled by either colour (a move
+ * on the edge can be legal through another direction and flip nothing
+ * here), flipping what it brackets on the line. A disc is stable when it
+ * is the mover's in every position that can follow. */
+static unsigned edge_stable(unsigned p, unsigned o, uint8_t *done) {
+    unsigned idx = p << 8 | o;
+    if (done[idx]) return EDGE_STABLE[p][o];
+    unsigned stable = p;
+    for (int x = 0; x < 8 && stable; ++x) {
+        unsigned bit = 1u << x;
+        if ((p | o) & bit) continue;
+        unsigned f = line_flips(p, o, x); /* the mover plays x */
+        stable &= edge_stable(p | f | bit, o & ~f, done);
+        f = line_flips(o, p, x); /* the opponent plays x */
+        stable &= edge_stable(p & ~f, o | f | bit, done);
+    }
+    EDGE_STABLE[p][o] = (uint8_t)stable;
+    done[idx] = 1;
+    return stable;
+}
+
+void bb_edge_table_init(void) {
+    static uint8_t done[1 << 16];
+    for (unsigned p = 0; p < 256; ++p)
+        for (unsigned o = 0; o < 256; ++o)
+            if (!(p & o)) edge_stable(p, o, done);
+    for (unsigned b = 0; b < 256; ++b) {
+        u64 c = 0;
+        for (int i = 0; i < 8; ++i)
+            if (b >> i & 1) c |= 1ULL << (8 * i);
+        COLUMN_OF[b] = c;
+    }
+}
+
+/* Column a of b as a byte (row i to bit i). */
+static inline unsigned column_byte(u64 b) {
+    return (unsigned)(((b & EDGE_A) * 0x0102040810204080ULL) >> 56);
+}
+
+u64 bb_stable_edges(u64 P, u64 O) {
+    u64 s = (u64)EDGE_STABLE[P & 0xFF][O & 0xFF];
+    s |= (u64)EDGE_STABLE[P >> 56][O >> 56] << 56;
+    s |= COLUMN_OF[EDGE_STABLE[column_byte(P)][column_byte(O)]];
+    s |= COLUMN_OF[EDGE_STABLE[column_byte(P >> 7)][column_byte(O >> 7)]] << 7;
+    return s;
 }
 
 static int eval_weights(const int *w, u64 P, u64 O) {

@@ -48,6 +48,20 @@ ClosedLines bb_closed_lines(u64 filled);
 /* bb_stable's fixed point for P on lines computed once by bb_closed_lines. */
 u64 bb_stable_on(u64 P, const ClosedLines *c);
 
+/* Builds the edge table behind bb_stable_edges; called once at start-up. */
+void bb_edge_table_init(void);
+
+/* Discs of P on the four edges that no sequence of moves can flip: on an
+ * edge a disc can only be flipped along the edge, so its fate depends on
+ * that line alone, worked out for all 3^8 of them by bb_edge_table_init. */
+u64 bb_stable_edges(u64 P, u64 O);
+
+/* bb_stable, with the fixed point started from bb_stable_edges as well:
+ * finds more stable discs (edge discs not anchored to a corner, and what
+ * they anchor) at the cost of four table look-ups. The endgame solver's
+ * stability cut-off uses it; the evaluators keep bb_stable. */
+u64 bb_stable_strong(u64 P, u64 O);
+
 /* Squares whose row, column and both diagonals are completely filled. */
 u64 bb_full_lines(u64 filled, u64 *h, u64 *v, u64 *d, u64 *a);
 

@@ -31,13 +31,15 @@ static PyObject *py_eval_default(PyObject *self, PyObject *args) {
 
 PyDoc_STRVAR(stable_discs_doc,
              "stable_discs(player, opponent) -> int\n\n"
-             "Bitboard of the player's discs that can never be flipped (edge-anchored).");
+             "Bitboard of the player's discs that can never be flipped: discs on full lines,\n"
+             "edge discs that no play on their edge can flip, and the chains they anchor\n"
+             "(the set the endgame solver's stability cut-off counts).");
 
 static PyObject *py_stable_discs(PyObject *self, PyObject *args) {
     (void)self;
     u64 P, O;
     if (!parse_pair(args, "O&O&:stable_discs", &P, &O)) return NULL;
-    return PyLong_FromUnsignedLongLong(bb_stable(P, O));
+    return PyLong_FromUnsignedLongLong(bb_stable_strong(P, O));
 }
 
 PyDoc_STRVAR(eval_features_doc,

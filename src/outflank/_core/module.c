@@ -8,6 +8,7 @@
 #include <Python.h>
 
 #include "bitboard.h"
+#include "eval.h"
 #include "pybits.h"
 #include "features.h"
 #include "searcher.h"
@@ -108,6 +109,7 @@ static struct PyModuleDef core_module = {
 
 PyMODINIT_FUNC PyInit__core(void) {
     bb_init();
+    bb_edge_table_init();
     PyObject *m = PyModule_Create(&core_module);
     if (m && (features_register(m) < 0 || searcher_register(m) < 0)) Py_CLEAR(m);
     return m;
