@@ -76,6 +76,7 @@ static int *canon_of[EVAL_TYPES];
 static int b3[1024];
 /* Loaded weights per number of empties 0..60, in raw order. */
 static short *w_raw;                 /* [61][RAW_TOTAL] */
+#define W_RAW_BYTES ((size_t)61 * RAW_TOTAL * sizeof(short))
 static int w_num[61][EVAL_NUM + 1]; /* last: constant */
 static int loaded;
 static int initialised;
@@ -262,7 +263,7 @@ int eval_default_load(const void *data, size_t len) {
     }
     const unsigned char *pat = p + 20 + 4 * n_anchors;
     const unsigned char *num = pat + (size_t)n_anchors * (size_t)n_pat * 2;
-    short *w = mem_alloc_large((size_t)61 * RAW_TOTAL * sizeof(short));
+    short *w = mem_alloc_large(W_RAW_BYTES);
     if (!w) return -2;
     for (int e = 0; e <= 60; ++e) {
         /* linear interpolation between the anchors around e */
@@ -290,7 +291,7 @@ int eval_default_load(const void *data, size_t len) {
     short *old = w_raw;
     w_raw = w;
     loaded = 1;
-    free(old);
+    mem_free_large(old, W_RAW_BYTES);
     return 0;
 }
 

@@ -8,9 +8,12 @@
 #include <stddef.h>
 
 /* size zeroed bytes aligned to a 64-byte cache line, or NULL when out of
- * memory; release with free(). Blocks of 2 MiB and more are aligned to
- * 2 MiB and, on Linux, offered to the kernel for huge pages: random probes
- * into a 256 MiB table then miss the TLB far less often. */
+ * memory; release with mem_free_large(p, size). On Linux, blocks of 2 MiB
+ * and more are mapped 2 MiB-aligned and offered to the kernel for huge
+ * pages (random probes into a 256 MiB table then miss the TLB far less
+ * often), and their pages are only committed when first touched. */
 void *mem_alloc_large(size_t size);
+
+void mem_free_large(void *p, size_t size);
 
 #endif

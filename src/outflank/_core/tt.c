@@ -8,6 +8,8 @@
 
 #define SCORE_INF 0x7FFFFFFF
 
+static size_t tt_bytes(const TT *tt) { return (tt->mask + 1) * 2 * sizeof(TTEntry); }
+
 int tt_init(TT *tt, size_t mib) {
     size_t bytes = mib << 20;
     size_t buckets = 1;
@@ -15,7 +17,7 @@ int tt_init(TT *tt, size_t mib) {
     /* one bucket per cache line: a probe touches a single line */
     TTEntry *e = mem_alloc_large(buckets * 2 * sizeof(TTEntry));
     if (!e) return -1;
-    free(tt->entries);
+    tt_free(tt);
     tt->entries = e;
     tt->mask = buckets - 1;
     tt->age = 0;
@@ -23,13 +25,13 @@ int tt_init(TT *tt, size_t mib) {
 }
 
 void tt_free(TT *tt) {
-    free(tt->entries);
+    mem_free_large(tt->entries, tt_bytes(tt));
     tt->entries = NULL;
     tt->mask = 0;
 }
 
 void tt_clear(TT *tt) {
-    if (tt->entries) memset(tt->entries, 0, (tt->mask + 1) * 2 * sizeof(TTEntry));
+    if (tt->entries) memset(tt->entries, 0, tt_bytes(tt));
 }
 
 static void fill(TTEntry *e, u64 P, u64 O, int tag, int depth, int lower, int upper, int move,
