@@ -70,6 +70,12 @@ static inline u64 bb_flips(u64 P, u64 O, int sq) {
     return flips;
 }
 
+/* Column col of b as a byte, row i in bit i (the column's bits collapsed
+ * into the top byte by one multiplication). */
+static inline unsigned bb_column_byte(u64 b, int col) {
+    return (unsigned)((((b >> col) & 0x0101010101010101ULL) * 0x0102040810204080ULL) >> 56);
+}
+
 /* Potential mobility helper: empty squares next to a disc of b. */
 static inline u64 bb_neighbours(u64 b) {
     u64 h = ((b << 1) & NOT_A_FILE) | ((b >> 1) & NOT_H_FILE);

@@ -40,9 +40,6 @@ unsigned long long end_stats[65];
 #ifndef END_SORT_MIN
 #define END_SORT_MIN 7
 #endif
-#ifndef STAB_LOW_MIN /* stability cut-off from this many empties (4 = everywhere) */
-#define STAB_LOW_MIN 4
-#endif
 #ifndef END_ETC_MIN
 #define END_ETC_MIN 12
 #endif
@@ -102,6 +99,20 @@ static inline u64 try_flips(u64 P, u64 O, int sq) {
     return (NEIGHBOURS[sq] & O) ? bb_flips(P, O, sq) : 0;
 }
 
+/* Stability cut-off: the opponent's stable discs cap the mover's score at
+ * 64 - 2 * stable. Tried only when alpha is high enough for the cap to fall
+ * to it with some chance: the more empties, the fewer stable discs, so the
+ * higher alpha must be (2 * empties, 2 less below 10 empties). */
+static inline int stability_cut(u64 P, u64 O, int alpha, int empties, int *bound) {
+    if (alpha < 2 * empties - (empties < 10 ? 2 : 0)) return 0;
+    int b = 64 - 2 * bb_count(bb_stable_strong(O, P));
+    if (b <= alpha) {
+        *bound = b;
+        return 1;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------- last squares */
 
 /* The last empty square: on a full line, the discs flipped from position i
@@ -141,7 +152,7 @@ static inline int last_flips(u64 B, int x) {
     int row = x >> 3, col = x & 7;
     const u64 file_a = 0x0101010101010101ULL;
     int n = LINE_FLIPS[col][(B >> (x & 56)) & 0xFF];
-    n += LINE_FLIPS[row][(((B >> col) & file_a) * 0x0102040810204080ULL) >> 56];
+    n += LINE_FLIPS[row][bb_column_byte(B, col)];
     n += LINE_FLIPS[col][((B & DIAG_MASK[x]) * file_a) >> 56];
     n += LINE_FLIPS[col][((B & ANTI_MASK[x]) * file_a) >> 56];
     return n;
@@ -228,12 +239,10 @@ static int solve_3(Search *s, u64 P, u64 O, int alpha, int x1, int x2, int x3) {
     return final_discs(P, O);
 }
 
-static inline int stability_cut(u64 P, u64 O, int alpha, int empties, int *bound);
-
 static int solve_4(Search *s, u64 P, u64 O, int alpha, const int *x) {
     ++s->nodes;
     int bound;
-    if (STAB_LOW_MIN <= 4 && stability_cut(P, O, alpha, 4, &bound)) return bound;
+    if (stability_cut(P, O, alpha, 4, &bound)) return bound;
     int best = -SCORE_INF, v;
     u64 f;
     int found = 0;
@@ -280,7 +289,7 @@ static int end_nws(Search *s, u64 P, u64 O, int alpha, int empties);
 static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties) {
     ++s->nodes;
     int bound;
-    if (empties >= STAB_LOW_MIN && stability_cut(P, O, alpha, empties, &bound)) return bound;
+    if (stability_cut(P, O, alpha, empties, &bound)) return bound;
     int x[8];
     u64 empty = ~(P | O);
     parity_squares(empty, x);
@@ -302,20 +311,6 @@ static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties) {
     if (best != -SCORE_INF) return best;
     if (!bb_moves(O, P)) return final_discs(P, O);
     return -end_nws_parity(s, O, P, -alpha - 1, empties);
-}
-
-/* Stability cut-off: the opponent's stable discs cap the mover's score at
- * 64 - 2 * stable. Tried only when alpha is high enough for the cap to fall
- * to it with some chance: the more empties, the fewer stable discs, so the
- * higher alpha must be (2 * empties, 2 less below 10 empties). */
-static inline int stability_cut(u64 P, u64 O, int alpha, int empties, int *bound) {
-    if (alpha < 2 * empties - (empties < 10 ? 2 : 0)) return 0;
-    int b = 64 - 2 * bb_count(bb_stable_strong(O, P));
-    if (b <= alpha) {
-        *bound = b;
-        return 1;
-    }
-    return 0;
 }
 
 typedef struct {

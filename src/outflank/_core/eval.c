@@ -144,16 +144,11 @@ void bb_edge_table_init(void) {
     }
 }
 
-/* Column a of b as a byte (row i to bit i). */
-static inline unsigned column_byte(u64 b) {
-    return (unsigned)(((b & EDGE_A) * 0x0102040810204080ULL) >> 56);
-}
-
 u64 bb_stable_edges(u64 P, u64 O) {
     u64 s = (u64)EDGE_STABLE[P & 0xFF][O & 0xFF];
     s |= (u64)EDGE_STABLE[P >> 56][O >> 56] << 56;
-    s |= COLUMN_OF[EDGE_STABLE[column_byte(P)][column_byte(O)]];
-    s |= COLUMN_OF[EDGE_STABLE[column_byte(P >> 7)][column_byte(O >> 7)]] << 7;
+    s |= COLUMN_OF[EDGE_STABLE[bb_column_byte(P, 0)][bb_column_byte(O, 0)]];
+    s |= COLUMN_OF[EDGE_STABLE[bb_column_byte(P, 7)][bb_column_byte(O, 7)]] << 7;
     return s;
 }
 
