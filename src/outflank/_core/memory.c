@@ -56,3 +56,11 @@ void mem_free_large(void *p, size_t size) {
     (void)size;
     free(p);
 }
+
+void mem_clear_large(void *p, size_t size) {
+    if (!p) return;
+#ifdef __linux__
+    if (size >= HUGE_PAGE && madvise(p, round_up(size, HUGE_PAGE), MADV_DONTNEED) == 0) return;
+#endif
+    memset(p, 0, size);
+}

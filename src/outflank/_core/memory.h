@@ -16,4 +16,9 @@ void *mem_alloc_large(size_t size);
 
 void mem_free_large(void *p, size_t size);
 
+/* Zero a block from mem_alloc_large. A mapped block is handed back to the
+ * kernel instead of written: it reads as zero again and takes memory only
+ * where it is next written. */
+void mem_clear_large(void *p, size_t size);
+
 #endif

@@ -4,7 +4,6 @@
 #include "memory.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #define SCORE_INF 0x7FFFFFFF
 
@@ -31,7 +30,7 @@ void tt_free(TT *tt) {
 }
 
 void tt_clear(TT *tt) {
-    if (tt->entries) memset(tt->entries, 0, tt_bytes(tt));
+    mem_clear_large(tt->entries, tt_bytes(tt));
 }
 
 static void fill(TTEntry *e, u64 P, u64 O, int tag, int depth, int lower, int upper, int move,
