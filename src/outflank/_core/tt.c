@@ -3,8 +3,6 @@
 
 #include "memory.h"
 
-#include <stdlib.h>
-
 #define SCORE_INF 0x7FFFFFFF
 
 static size_t tt_bytes(const TT *tt) { return (tt->mask + 1) * 2 * sizeof(TTEntry); }
