@@ -76,8 +76,11 @@ unsigned long long end_stats[65];
 #ifndef FF_POT_W /* ... opponent's potential mobility, */
 #define FF_POT_W 2
 #endif
-#ifndef FF_PARITY_W /* ... bonus for an odd region */
+#ifndef FF_PARITY_W /* ... bonus for an odd region, */
 #define FF_PARITY_W 8
+#endif
+#ifndef FF_CORNER_STABLE_W /* ... bonus per corner-anchored disc of the mover */
+#define FF_CORNER_STABLE_W 16
 #endif
 #ifndef HINT_MIN_DEPTH /* the pre-search's best move is used where it searched this deep */
 #define HINT_MIN_DEPTH 9
@@ -330,13 +333,24 @@ static inline void end_pick(EndMove *list, int i, int n) {
     }
 }
 
-/* Fastest-first key: fewer (corner-weighted) replies is better. */
+/* Discs of b that are stable for a cheap reason: its corners, and the edge
+ * squares next to a corner it holds. */
+static inline u64 corner_anchored(u64 b) {
+    u64 next = ((b & 0x0100000000000001ULL) << 1) | ((b & 0x8000000000000080ULL) >> 1) |
+               ((b & 0x0000000000000081ULL) << 8) | ((b & 0x8100000000000000ULL) >> 8);
+    return b & (next | CORNER_MASK);
+}
+
+/* Fastest-first key: fewer (corner-weighted) replies is better; then the
+ * opponent's potential mobility, parity and the mover's corner-anchored
+ * discs. */
 static inline int ff_key(u64 P, u64 O, int sq, u64 f, u64 odd) {
     u64 nP = O & ~f, nO = P | f | (1ULL << sq);
     u64 m = bb_moves(nP, nO);
     int key = -bb_count(m) * FF_MOB_W - bb_count(m & CORNER_MASK) * FF_CORNER_W;
     key -= bb_count(bb_neighbours(nO) & ~(nP | nO)) * FF_POT_W; /* opponent's potential mobility */
     if (odd >> sq & 1) key += FF_PARITY_W;
+    key += bb_count(corner_anchored(nO)) * FF_CORNER_STABLE_W;
     return key;
 }
 
