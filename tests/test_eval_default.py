@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from outflank import _core
-from outflank.board import Board
+from outflank.board import Board, parse_square
 
 
 def _map_bits(bits: int, f) -> int:
@@ -48,10 +48,7 @@ def _random_position(seed: int, plies: int) -> tuple[int, int]:
 
 
 def _bits(*names: str) -> int:
-    out = 0
-    for name in names:
-        out |= 1 << ("abcdefgh".index(name[0]) + 8 * (int(name[1]) - 1))
-    return out
+    return sum(1 << parse_square(name) for name in set(names))
 
 
 @settings(max_examples=150, deadline=None)

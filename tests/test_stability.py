@@ -15,15 +15,13 @@ from hypothesis import strategies as st
 
 from oracle import cells_of, legal_squares, play
 from outflank import _core
+from outflank.board import parse_square
 
 FULL = (1 << 64) - 1
 
 
 def _bits(*names: str) -> int:
-    out = 0
-    for name in names:
-        out |= 1 << ("abcdefgh".index(name[0]) + 8 * (int(name[1]) - 1))
-    return out
+    return sum(1 << parse_square(name) for name in set(names))
 
 
 def _flipped_ever(cells: list[int], me: int) -> set[int]:
