@@ -1,4 +1,9 @@
-"""Build the C11 extension module ``outflank._core``.
+"""Build the C11 core of outflank, once per instruction set.
+
+``outflank._core_generic`` runs on any processor; on x86-64 the same sources
+are also built as ``outflank._core_avx2`` with AVX2 and BMI2 (vectorised
+move generation and flips). ``outflank/_core.py`` picks the fastest one the
+processor runs.
 
 Compiler flags can be extended with the OUTFLANK_CFLAGS environment variable,
 for example ``OUTFLANK_CFLAGS="-O1 -g -fsanitize=address,undefined"``.
@@ -10,19 +15,41 @@ import shlex
 from glob import glob
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 cflags = ["-std=c11", "-O3", "-Wall", "-Wextra", "-Wno-unused-function"]
-if platform.machine().lower() in {"x86_64", "amd64"}:
+x86_64 = platform.machine().lower() in {"x86_64", "amd64"}
+if x86_64:
     cflags.append("-mpopcnt")
 cflags += shlex.split(os.environ.get("OUTFLANK_CFLAGS", ""))
 ldflags = shlex.split(os.environ.get("OUTFLANK_LDFLAGS", ""))
 
-core = Extension(
-    "outflank._core",
-    sources=sorted(glob("src/outflank/_core/*.c")),
-    depends=sorted(glob("src/outflank/_core/*.h")),
-    extra_compile_args=cflags,
-    extra_link_args=ldflags,
-)
 
-setup(ext_modules=[core])
+def core(name: str, extra: list[str]) -> Extension:
+    return Extension(
+        f"outflank.{name}",
+        sources=sorted(glob("src/outflank/_core/*.c")),
+        depends=sorted(glob("src/outflank/_core/*.h")),
+        define_macros=[("CORE_MODULE", name)],
+        extra_compile_args=cflags + extra,
+        extra_link_args=ldflags,
+    )
+
+
+class BuildEachApart(build_ext):
+    """Compile each module's objects in its own directory (same sources)."""
+
+    def build_extension(self, ext: Extension) -> None:
+        base = self.build_temp
+        self.build_temp = os.path.join(base, ext.name)
+        try:
+            super().build_extension(ext)
+        finally:
+            self.build_temp = base
+
+
+modules = [core("_core_generic", [])]
+if x86_64:
+    modules.append(core("_core_avx2", ["-mavx2", "-mbmi", "-mbmi2"]))
+
+setup(ext_modules=modules, cmdclass={"build_ext": BuildEachApart})

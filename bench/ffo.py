@@ -6,7 +6,9 @@
 Per position: number, empties, best move, exact score, expected (listed)
 score, ok, nodes, wall-clock seconds, CPU seconds of this process, nodes per
 CPU second; then a total line. On a shared machine the CPU time is the
-fairer figure (run ``uptime`` alongside to see the load).
+fairer figure (run ``uptime`` alongside to see the load). The first line
+names the core's build in use (``OUTFLANK_NO_AVX2=1`` measures the generic
+one on an AVX2 machine).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
+from outflank import _core  # noqa: E402
 from outflank.engine import Engine  # noqa: E402
 from outflank.obf import read_obf_file  # noqa: E402
 
@@ -44,6 +47,7 @@ def main() -> int:
         low, _, high = args.only.partition("-")
         numbered = [(n, e) for n, e in numbered if int(low) <= n <= int(high or low)]
     engine = Engine(tt_mb=args.tt_mb)
+    print(f"core build: {_core.BUILD}, table {args.tt_mb} MiB, one thread")
     print(
         f"{'#':>3} {'empties':>7} {'move':>4} {'score':>5} {'expected':>8} {'ok':>3} "
         f"{'nodes':>14} {'time':>8} {'cpu':>8} {'nodes/s':>12}"

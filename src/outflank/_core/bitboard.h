@@ -10,6 +10,10 @@
 
 #include <stdint.h>
 
+#ifdef __AVX2__ /* the AVX2 build of the core (setup.py builds both) */
+#include <immintrin.h>
+#endif
+
 typedef uint64_t u64;
 
 #define NOT_A_FILE 0xFEFEFEFEFEFEFEFEULL /* every column but a */
@@ -36,12 +40,50 @@ static inline u64 bb_moves_dir(u64 P, u64 mask, int dir) {
     return (fl << dir) | (fr >> dir);
 }
 
+#ifdef __AVX2__
+/* The four directions as the four 64-bit lanes of a vector: shifts 1
+ * (rows), 8 (columns), 7 and 9 (diagonals), lane 0 first. */
+#define BB_SHIFTS _mm256_set_epi64x(9, 7, 8, 1)
+#define BB_SHIFTS2 _mm256_set_epi64x(18, 14, 16, 2)
+
+/* O, without the columns a and h where a direction would wrap around. */
+static inline __m256i bb_lanes_opponent(u64 O) {
+    return _mm256_and_si256(_mm256_set1_epi64x((long long)O),
+                            _mm256_set_epi64x((long long)INNER_COLS, (long long)INNER_COLS, -1LL,
+                                              (long long)INNER_COLS));
+}
+
+/* OR of the four lanes. */
+static inline u64 bb_lanes_or(__m256i x) {
+    __m128i h = _mm_or_si128(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+    return (u64)(_mm_cvtsi128_si64(h) | _mm_extract_epi64(h, 1));
+}
+#endif
+
 /* Every empty square where the mover (P) may play. */
 static inline u64 bb_moves(u64 P, u64 O) {
+#ifdef __AVX2__
+    /* bb_moves_dir for the four directions at once, both ways */
+    const __m256i s1 = BB_SHIFTS, s2 = BB_SHIFTS2;
+    const __m256i p = _mm256_set1_epi64x((long long)P), o = bb_lanes_opponent(O);
+    __m256i fl = _mm256_and_si256(o, _mm256_sllv_epi64(p, s1));
+    __m256i fr = _mm256_and_si256(o, _mm256_srlv_epi64(p, s1));
+    fl = _mm256_or_si256(fl, _mm256_and_si256(o, _mm256_sllv_epi64(fl, s1)));
+    fr = _mm256_or_si256(fr, _mm256_and_si256(o, _mm256_srlv_epi64(fr, s1)));
+    const __m256i ml = _mm256_and_si256(o, _mm256_sllv_epi64(o, s1));
+    const __m256i mr = _mm256_and_si256(o, _mm256_srlv_epi64(o, s1));
+    fl = _mm256_or_si256(fl, _mm256_and_si256(ml, _mm256_sllv_epi64(fl, s2)));
+    fr = _mm256_or_si256(fr, _mm256_and_si256(mr, _mm256_srlv_epi64(fr, s2)));
+    fl = _mm256_or_si256(fl, _mm256_and_si256(ml, _mm256_sllv_epi64(fl, s2)));
+    fr = _mm256_or_si256(fr, _mm256_and_si256(mr, _mm256_srlv_epi64(fr, s2)));
+    __m256i m = _mm256_or_si256(_mm256_sllv_epi64(fl, s1), _mm256_srlv_epi64(fr, s1));
+    return bb_lanes_or(m) & ~(P | O);
+#else
     u64 inner = O & INNER_COLS;
     u64 m = bb_moves_dir(P, inner, 1) | bb_moves_dir(P, O, 8) |
             bb_moves_dir(P, inner, 7) | bb_moves_dir(P, inner, 9);
     return m & ~(P | O);
+#endif
 }
 
 /* Line masks: for each square and each of the 8 directions, the squares
@@ -53,6 +95,30 @@ void bb_init(void);
 
 /* Discs flipped when the mover (P) plays on square sq (0 if illegal). */
 static inline u64 bb_flips(u64 P, u64 O, int sq) {
+#ifdef __AVX2__
+    /* In each direction (lane) and both ways, the run of opponent discs
+     * next to sq, grown by 1, 1, 2 then 2 squares (at most 6 can flip); it
+     * flips when the square beyond it holds a disc of the mover. */
+    const __m256i s1 = BB_SHIFTS, s2 = BB_SHIFTS2;
+    const __m256i p = _mm256_set1_epi64x((long long)P), o = bb_lanes_opponent(O);
+    const __m256i b = _mm256_set1_epi64x((long long)(1ULL << sq));
+    __m256i up = _mm256_and_si256(o, _mm256_sllv_epi64(b, s1));
+    __m256i dn = _mm256_and_si256(o, _mm256_srlv_epi64(b, s1));
+    up = _mm256_or_si256(up, _mm256_and_si256(o, _mm256_sllv_epi64(up, s1)));
+    dn = _mm256_or_si256(dn, _mm256_and_si256(o, _mm256_srlv_epi64(dn, s1)));
+    const __m256i o_up = _mm256_and_si256(o, _mm256_sllv_epi64(o, s1));
+    const __m256i o_dn = _mm256_and_si256(o, _mm256_srlv_epi64(o, s1));
+    up = _mm256_or_si256(up, _mm256_and_si256(o_up, _mm256_sllv_epi64(up, s2)));
+    dn = _mm256_or_si256(dn, _mm256_and_si256(o_dn, _mm256_srlv_epi64(dn, s2)));
+    up = _mm256_or_si256(up, _mm256_and_si256(o_up, _mm256_sllv_epi64(up, s2)));
+    dn = _mm256_or_si256(dn, _mm256_and_si256(o_dn, _mm256_srlv_epi64(dn, s2)));
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i end_up = _mm256_and_si256(p, _mm256_sllv_epi64(up, s1));
+    __m256i end_dn = _mm256_and_si256(p, _mm256_srlv_epi64(dn, s1));
+    up = _mm256_andnot_si256(_mm256_cmpeq_epi64(end_up, zero), up);
+    dn = _mm256_andnot_si256(_mm256_cmpeq_epi64(end_dn, zero), dn);
+    return bb_lanes_or(_mm256_or_si256(up, dn));
+#else
     u64 flips = 0;
     const u64 *line = bb_lines[sq];
     for (int d = 0; d < 4; ++d) { /* towards higher bits: first blocker is lowest */
@@ -68,6 +134,7 @@ static inline u64 bb_flips(u64 P, u64 O, int sq) {
         }
     }
     return flips;
+#endif
 }
 
 /* Column col of b as a byte, row i in bit i (the column's bits collapsed

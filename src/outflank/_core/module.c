@@ -1,5 +1,10 @@
 /*
- * module.c - the Python face of outflank._core.
+ * module.c - the Python face of the native core.
+ *
+ * setup.py compiles these sources into two modules: outflank._core_generic
+ * for any processor and, on x86-64, outflank._core_avx2 with AVX2 and BMI2
+ * (CORE_MODULE names the one being built). outflank/_core.py imports the
+ * fastest one this processor runs.
  *
  * Bitboards cross the boundary as Python ints (0 <= b < 2**64), always from
  * the side to move: `player` holds the mover's discs, `opponent` the other's.
@@ -94,23 +99,57 @@ static PyObject *py_perft(PyObject *self, PyObject *args, PyObject *kwargs) {
     return PyLong_FromUnsignedLongLong(n);
 }
 
+PyDoc_STRVAR(avx2_usable_doc,
+             "avx2_usable() -> bool\n\n"
+             "True when this processor (and its operating system) runs the AVX2\n"
+             "build of the core: AVX2, BMI1, BMI2 and POPCNT.");
+
+static PyObject *py_avx2_usable(PyObject *self, PyObject *args) {
+    (void)self;
+    (void)args;
+    int ok = 0;
+#if defined(__GNUC__) && defined(__x86_64__)
+    __builtin_cpu_init();
+    ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+#endif
+    return PyBool_FromLong(ok);
+}
+
 static PyMethodDef core_methods[] = {
     {"moves", py_moves, METH_VARARGS, moves_doc},
     {"flips", py_flips, METH_VARARGS, flips_doc},
     {"perft", (PyCFunction)(void (*)(void))py_perft, METH_VARARGS | METH_KEYWORDS, perft_doc},
+    {"avx2_usable", py_avx2_usable, METH_NOARGS, avx2_usable_doc},
     {NULL, NULL, 0, NULL},
 };
 
+#ifndef CORE_MODULE
+#define CORE_MODULE _core_generic
+#endif
+#define CORE_STR_(x) #x
+#define CORE_STR(x) CORE_STR_(x)
+#define CORE_CAT_(a, b) a##b
+#define CORE_CAT(a, b) CORE_CAT_(a, b)
+
+#ifdef __AVX2__
+#define CORE_BUILD "avx2"
+#else
+#define CORE_BUILD "generic"
+#endif
+
 static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT, "outflank._core",
-    "Native Othello core: bitboard rules, perft, search.", -1, core_methods,
-    NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT, "outflank." CORE_STR(CORE_MODULE),
+    "Native Othello core (" CORE_BUILD " build): bitboard rules, perft, search.", -1,
+    core_methods, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__core(void) {
+PyMODINIT_FUNC CORE_CAT(PyInit_, CORE_MODULE)(void) {
     bb_init();
     bb_edge_table_init();
     PyObject *m = PyModule_Create(&core_module);
-    if (m && (features_register(m) < 0 || searcher_register(m) < 0)) Py_CLEAR(m);
+    if (m && (features_register(m) < 0 || searcher_register(m) < 0 ||
+              PyModule_AddStringConstant(m, "BUILD", CORE_BUILD) < 0))
+        Py_CLEAR(m);
     return m;
 }
