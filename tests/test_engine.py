@@ -317,6 +317,22 @@ def test_levels_and_presets_choose_legal_moves() -> None:
         assert Engine.preset(name, time=0.05).choose_move(board) in board.legal_moves
 
 
+def test_an_explicit_endgame_setting_solves_below_the_depth_limit() -> None:
+    board = random_position(7, 12)
+    assert board.empties == 12
+    # a level: midgame depth 5, exact from 12 empties
+    assert Engine.level(9).search(board).exact
+    assert Engine(depth=3, endgame=12).search(board).exact
+    # the implicit default (20) only applies where the depth reaches the end
+    assert not Engine(depth=3).search(board).exact
+    assert Engine(depth=12).search(board).exact
+    # too many empties for the setting, or a depth given to the call itself
+    assert not Engine(depth=3, endgame=11).search(board).exact
+    assert not Engine.level(9).search(board, depth=3).exact
+    assert not Engine.level(9).analyze(board, depth=3)[0].exact
+    assert Engine.level(9).analyze(board)[0].exact
+
+
 def test_seed_004_lookahead_and_configure() -> None:
     board = Board.from_transcript("f5d6c3d3c4")
     engine = Engine(evaluator="regions", depth=2)

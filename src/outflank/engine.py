@@ -140,8 +140,11 @@ class Engine:
     ``Engine(evaluator="regions", depth=3, corner=40)`` looks 3 moves ahead
     with seed 004's regions. Limits: ``depth`` (plies), ``time`` (seconds
     per move), ``nodes``; with none of them the engine thinks 1 s per move.
-    ``endgame=N`` solves positions with at most N empty squares exactly
-    (default 20 for the ``default`` evaluator, off for the others);
+    ``endgame=N`` solves positions with at most N empty squares exactly,
+    even below a depth limit that stops short of the end (the levels' "depth
+    d, exact from N empties"); left unset it is 20 for the ``default``
+    evaluator (0 for the others) and then only applies where the depth
+    reaches the end; a ``depth`` passed to a call is always honoured;
     ``random=p`` plays a random legal move with probability p in
     :meth:`choose_move` (weak levels).
 
@@ -173,6 +176,7 @@ class Engine:
         self.time: float | None = None
         self.nodes: int | None = None
         self.endgame = 20 if self._evaluator.name == "default" else 0
+        self._endgame_set = False  # given explicitly (argument, level, preset, configure)
         self.random = 0.0
         self._rng = _rng(seed)
         self._stopped = False
@@ -235,6 +239,7 @@ class Engine:
             if isinstance(e, bool) or not isinstance(e, int) or not 0 <= e <= 64:
                 raise OutflankError(f"endgame must be an int in 0..64, not {e!r}")
             self.endgame = e
+            self._endgame_set = True
         if "random" in limits:
             p = limits["random"]
             if isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p <= 1:
@@ -276,12 +281,16 @@ class Engine:
             None if nodes is None else _check_nodes(nodes),
         )
 
-    def _solves(self, board: Board, depth: int | None) -> bool:
-        return (
-            board.rules is Rules.OTHELLO
-            and board.empties <= self.endgame
-            and (depth is None or depth >= board.empties)
-        )
+    def _solves(self, board: Board, depth: int | None, depth_in_call: bool) -> bool:
+        """Solve exactly? Within ``endgame`` empties, if the depth reaches the
+        end, or the engine's own depth is short of it but ``endgame`` was
+        set explicitly (a level's "midgame depth d, exact from e empties");
+        a depth passed to the call itself is always honoured."""
+        if board.rules is not Rules.OTHELLO or board.empties > self.endgame:
+            return False
+        if depth is None or depth >= board.empties:
+            return True
+        return self._endgame_set and not depth_in_call
 
     def _score(self, value: int, exact: bool, discs: bool = False) -> float:
         if exact or discs:
@@ -344,10 +353,11 @@ class Engine:
         the depth allows. ``on_info`` gets a :class:`SearchInfo` per
         completed depth, from the searching thread.
         """
+        depth_in_call = depth is not None
         depth, time, nodes = self._limits(depth, time, nodes)
         with self._lock:
             self._prepare(board)
-            if self._solves(board, depth):
+            if self._solves(board, depth, depth_in_call):
                 raw = self._searcher.search(
                     board.player, board.opponent, mode=MODE_EXACT, time=time or 0.0,
                     nodes=nodes or 0,
@@ -369,10 +379,11 @@ class Engine:
         self, board: Board, depth: int | None = None, time: float | None = None
     ) -> list[MoveScore]:
         """Every legal move's score, best first (exact in a solvable endgame)."""
+        depth_in_call = depth is not None
         depth, time, nodes = self._limits(depth, time, None)
         with self._lock:
             self._prepare(board)
-            if self._solves(board, depth):
+            if self._solves(board, depth, depth_in_call):
                 raw = self._searcher.search(
                     board.player, board.opponent, mode=MODE_EXACT, time=time or 0.0,
                     nodes=nodes or 0, analyze=True,
