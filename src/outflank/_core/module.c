@@ -15,7 +15,7 @@
 #include "bitboard.h"
 #include "eval.h"
 #include "pybits.h"
-#include "features.h"
+#include "eval_bindings.h"
 #include "searcher.h"
 
 int py_to_bitboard(PyObject *obj, void *out) {

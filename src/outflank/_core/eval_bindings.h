@@ -1,6 +1,6 @@
-/* features.h - registration of the evaluator's study/training bindings. */
-#ifndef OUTFLANK_FEATURES_H
-#define OUTFLANK_FEATURES_H
+/* eval_bindings.h - registration of the evaluator's study/training bindings. */
+#ifndef OUTFLANK_EVAL_BINDINGS_H
+#define OUTFLANK_EVAL_BINDINGS_H
 
 #include <Python.h>
 

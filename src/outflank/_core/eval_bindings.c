@@ -1,5 +1,5 @@
 /*
- * features.c - Python bindings for the "default" evaluator's study and
+ * eval_bindings.c - Python bindings for the "default" evaluator's study and
  * training: its static score and stable discs. Registered into
  * outflank._core by features_register() (one call from module init).
  */
@@ -9,7 +9,7 @@
 #include "eval.h"
 #include "eval_default.h"
 #include "pybits.h"
-#include "features.h"
+#include "eval_bindings.h"
 #include "train.h"
 
 static int parse_pair(PyObject *args, const char *fmt, u64 *P, u64 *O) {
