@@ -97,6 +97,23 @@ def test_stopped_solve_reports_a_disc_estimate(ffo_dir: Path) -> None:
     assert -64 <= result.score <= 64 and result.score == int(result.score)
 
 
+def test_an_interrupted_solve_plays_its_pre_search_move(ffo_dir: Path) -> None:
+    """A solve cut short by its limit (nodes: deterministic) answers with the
+    move its midgame pre-search put first, at that search's depth; cut
+    before 6 plies, a depth-6 search answers instead."""
+    entry = read_obf_file(ffo_dir / "fforum-40-59.obf")[45 - 40]
+    assert entry.board.empties == 24
+    result = Engine(tt_mb=16, endgame=24).search(entry.board, nodes=3_000_000)
+    assert not result.exact and result.depth >= 6
+    assert result.best_move in entry.board.legal_moves
+    assert -64 <= result.score <= 64 and result.score == int(result.score)
+    plain = Engine(tt_mb=16, depth=result.depth).search(entry.board)
+    assert result.best_move == plain.best_move  # the same midgame search
+    early = Engine(tt_mb=16, endgame=24).search(entry.board, nodes=2_000)
+    assert not early.exact and early.depth == 6
+    assert early.best_move in entry.board.legal_moves
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_solve_matches_exhaustive_minimax(seed: int) -> None:
     board = random_position(seed, 7)

@@ -32,6 +32,9 @@ from outflank.evaluation import Evaluator, make_evaluator
 __all__ = ["LEVELS", "PRESETS", "Engine", "MoveScore", "SearchInfo", "SearchResult"]
 
 MODE_MID, MODE_EXACT, MODE_WLD = 0, 1, 2
+#: An exact solve that runs out of time answers with its pre-search's move if
+#: that midgame search got this deep, else with a search of this depth.
+_FALLBACK_DEPTH: Final = 6
 MAX_DEPTH: Final = 60
 DEFAULT_TIME: Final = 1.0
 
@@ -368,11 +371,16 @@ class Engine:
                         on_info(SearchInfo(result.depth, result.score, result.nodes,
                                            result.nps, result.pv, result.elapsed))  # fmt: skip
                     return result
-                if self._stopped:
+                if self._stopped or raw["depth"] >= _FALLBACK_DEPTH:
+                    # the solve's pre-search (and any later pass) ordered the moves:
+                    # its best move and estimate, in discs
                     return self._result(raw, exact=False, discs=True)
-                # out of time: a quick depth-limited answer instead
-                return self._result(self._mid(board, min(depth or 6, 6), None, None, on_info),
-                                    exact=False)  # fmt: skip
+                # out of time before the pre-search got far: a quick shallow answer
+                return self._result(
+                    self._mid(board, min(depth or _FALLBACK_DEPTH, _FALLBACK_DEPTH), None, None,
+                              on_info),
+                    exact=False,
+                )  # fmt: skip
             return self._result(self._mid(board, depth, time, nodes, on_info), exact=False)
 
     def analyze(

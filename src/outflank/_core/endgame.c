@@ -654,6 +654,7 @@ int end_presearch(Search *s, u64 P, u64 O, RootMove *moves, int n) {
         if (s->aborted) break;
         memcpy(moves, work, sizeof(RootMove) * (size_t)n);
         score = v;
+        s->presearch_depth = d;
     }
     if (score >= SCORE_WIN) return score - SCORE_WIN;
     if (score <= -SCORE_WIN) return score + SCORE_WIN;

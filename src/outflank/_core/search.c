@@ -49,6 +49,7 @@ void search_begin(Search *s, double time_limit, uint64_t node_limit) {
     s->pv_len[0] = 0;
     s->end_prec = TT_PREC_EXACT;
     s->pc_t = 0;
+    s->presearch_depth = 0;
 }
 
 void search_poll(Search *s) {

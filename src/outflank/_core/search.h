@@ -47,6 +47,9 @@ typedef struct Search {
      * pc_t / 100 standard deviations */
     int end_prec;
     int pc_t;
+    /* depth of the endgame pre-search's last completed iteration (its
+     * best move is what an interrupted solve falls back on) */
+    int presearch_depth;
     /* statistics */
     uint64_t nodes;
     /* principal variation, triangular */

@@ -275,7 +275,9 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
         end_leave(s, &saved);
         Py_END_ALLOW_THREADS
         aborted = s->aborted;
-        done_depth = empties;
+        /* an interrupted solve reports the pre-search's depth, whose move
+         * (or a better one from a later pass) leads the list */
+        done_depth = aborted ? s->presearch_depth : empties;
         pv_len = s->pv_len[0];
         memcpy(pv, s->pv[0], sizeof(int) * (size_t)pv_len);
         if (aborted) { /* the score is the estimate end_solve/end_analyze returned */
