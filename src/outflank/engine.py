@@ -90,7 +90,7 @@ LEVELS: Final[dict[int, dict[str, Any]]] = {
     12: {"evaluator": "default", "depth": 8, "endgame": 16},
     13: {"evaluator": "default", "depth": 9, "endgame": 16},
     14: {"evaluator": "default", "depth": 10, "endgame": 18},
-    15: {"evaluator": "default", "depth": 11, "endgame": 18, "time": 2.0},
+    15: {"evaluator": "default", "depth": 11, "endgame": 20, "time": 2.0},
     16: {"evaluator": "default", "depth": 12, "endgame": 20, "time": 3.0},
     17: {"evaluator": "default", "depth": 14, "endgame": 20, "time": 4.0},
     18: {"evaluator": "default", "depth": 16, "endgame": 22, "time": 6.0},
