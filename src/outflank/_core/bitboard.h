@@ -53,6 +53,24 @@ static inline __m256i bb_lanes_opponent(u64 O) {
                                               (long long)INNER_COLS));
 }
 
+/* Per lane (direction), the squares of o reached from the squares of seed
+ * in unbroken steps along the direction, towards higher bits (*up) and
+ * towards lower bits (*down): runs of up to 6, grown by 1, 1, 2 then 2
+ * squares (the scalar bb_moves_dir, both ways at once). */
+static inline void bb_lanes_runs(__m256i seed, __m256i o, __m256i *up, __m256i *down) {
+    const __m256i s1 = BB_SHIFTS, s2 = BB_SHIFTS2;
+    __m256i u = _mm256_and_si256(o, _mm256_sllv_epi64(seed, s1));
+    __m256i d = _mm256_and_si256(o, _mm256_srlv_epi64(seed, s1));
+    u = _mm256_or_si256(u, _mm256_and_si256(o, _mm256_sllv_epi64(u, s1)));
+    d = _mm256_or_si256(d, _mm256_and_si256(o, _mm256_srlv_epi64(d, s1)));
+    const __m256i o_up = _mm256_and_si256(o, _mm256_sllv_epi64(o, s1));
+    const __m256i o_down = _mm256_and_si256(o, _mm256_srlv_epi64(o, s1));
+    u = _mm256_or_si256(u, _mm256_and_si256(o_up, _mm256_sllv_epi64(u, s2)));
+    d = _mm256_or_si256(d, _mm256_and_si256(o_down, _mm256_srlv_epi64(d, s2)));
+    *up = _mm256_or_si256(u, _mm256_and_si256(o_up, _mm256_sllv_epi64(u, s2)));
+    *down = _mm256_or_si256(d, _mm256_and_si256(o_down, _mm256_srlv_epi64(d, s2)));
+}
+
 /* OR of the four lanes. */
 static inline u64 bb_lanes_or(__m256i x) {
     __m128i h = _mm_or_si128(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
@@ -63,20 +81,11 @@ static inline u64 bb_lanes_or(__m256i x) {
 /* Every empty square where the mover (P) may play. */
 static inline u64 bb_moves(u64 P, u64 O) {
 #ifdef __AVX2__
-    /* bb_moves_dir for the four directions at once, both ways */
-    const __m256i s1 = BB_SHIFTS, s2 = BB_SHIFTS2;
-    const __m256i p = _mm256_set1_epi64x((long long)P), o = bb_lanes_opponent(O);
-    __m256i fl = _mm256_and_si256(o, _mm256_sllv_epi64(p, s1));
-    __m256i fr = _mm256_and_si256(o, _mm256_srlv_epi64(p, s1));
-    fl = _mm256_or_si256(fl, _mm256_and_si256(o, _mm256_sllv_epi64(fl, s1)));
-    fr = _mm256_or_si256(fr, _mm256_and_si256(o, _mm256_srlv_epi64(fr, s1)));
-    const __m256i ml = _mm256_and_si256(o, _mm256_sllv_epi64(o, s1));
-    const __m256i mr = _mm256_and_si256(o, _mm256_srlv_epi64(o, s1));
-    fl = _mm256_or_si256(fl, _mm256_and_si256(ml, _mm256_sllv_epi64(fl, s2)));
-    fr = _mm256_or_si256(fr, _mm256_and_si256(mr, _mm256_srlv_epi64(fr, s2)));
-    fl = _mm256_or_si256(fl, _mm256_and_si256(ml, _mm256_sllv_epi64(fl, s2)));
-    fr = _mm256_or_si256(fr, _mm256_and_si256(mr, _mm256_srlv_epi64(fr, s2)));
-    __m256i m = _mm256_or_si256(_mm256_sllv_epi64(fl, s1), _mm256_srlv_epi64(fr, s1));
+    /* the square beyond each run of opponent discs next to the mover's */
+    const __m256i s1 = BB_SHIFTS;
+    __m256i up, down;
+    bb_lanes_runs(_mm256_set1_epi64x((long long)P), bb_lanes_opponent(O), &up, &down);
+    __m256i m = _mm256_or_si256(_mm256_sllv_epi64(up, s1), _mm256_srlv_epi64(down, s1));
     return bb_lanes_or(m) & ~(P | O);
 #else
     u64 inner = O & INNER_COLS;
@@ -96,28 +105,17 @@ void bb_init(void);
 /* Discs flipped when the mover (P) plays on square sq (0 if illegal). */
 static inline u64 bb_flips(u64 P, u64 O, int sq) {
 #ifdef __AVX2__
-    /* In each direction (lane) and both ways, the run of opponent discs
-     * next to sq, grown by 1, 1, 2 then 2 squares (at most 6 can flip); it
-     * flips when the square beyond it holds a disc of the mover. */
-    const __m256i s1 = BB_SHIFTS, s2 = BB_SHIFTS2;
-    const __m256i p = _mm256_set1_epi64x((long long)P), o = bb_lanes_opponent(O);
-    const __m256i b = _mm256_set1_epi64x((long long)(1ULL << sq));
-    __m256i up = _mm256_and_si256(o, _mm256_sllv_epi64(b, s1));
-    __m256i dn = _mm256_and_si256(o, _mm256_srlv_epi64(b, s1));
-    up = _mm256_or_si256(up, _mm256_and_si256(o, _mm256_sllv_epi64(up, s1)));
-    dn = _mm256_or_si256(dn, _mm256_and_si256(o, _mm256_srlv_epi64(dn, s1)));
-    const __m256i o_up = _mm256_and_si256(o, _mm256_sllv_epi64(o, s1));
-    const __m256i o_dn = _mm256_and_si256(o, _mm256_srlv_epi64(o, s1));
-    up = _mm256_or_si256(up, _mm256_and_si256(o_up, _mm256_sllv_epi64(up, s2)));
-    dn = _mm256_or_si256(dn, _mm256_and_si256(o_dn, _mm256_srlv_epi64(dn, s2)));
-    up = _mm256_or_si256(up, _mm256_and_si256(o_up, _mm256_sllv_epi64(up, s2)));
-    dn = _mm256_or_si256(dn, _mm256_and_si256(o_dn, _mm256_srlv_epi64(dn, s2)));
+    /* each run of opponent discs next to sq flips when the square beyond
+     * it holds a disc of the mover */
+    const __m256i s1 = BB_SHIFTS, p = _mm256_set1_epi64x((long long)P);
+    __m256i up, down;
+    bb_lanes_runs(_mm256_set1_epi64x((long long)(1ULL << sq)), bb_lanes_opponent(O), &up, &down);
     const __m256i zero = _mm256_setzero_si256();
     __m256i end_up = _mm256_and_si256(p, _mm256_sllv_epi64(up, s1));
-    __m256i end_dn = _mm256_and_si256(p, _mm256_srlv_epi64(dn, s1));
+    __m256i end_down = _mm256_and_si256(p, _mm256_srlv_epi64(down, s1));
     up = _mm256_andnot_si256(_mm256_cmpeq_epi64(end_up, zero), up);
-    dn = _mm256_andnot_si256(_mm256_cmpeq_epi64(end_dn, zero), dn);
-    return bb_lanes_or(_mm256_or_si256(up, dn));
+    down = _mm256_andnot_si256(_mm256_cmpeq_epi64(end_down, zero), down);
+    return bb_lanes_or(_mm256_or_si256(up, down));
 #else
     u64 flips = 0;
     const u64 *line = bb_lines[sq];

@@ -1,7 +1,7 @@
 /*
  * eval_bindings.c - Python bindings for the "default" evaluator's study and
  * training: its static score and stable discs. Registered into
- * outflank._core by features_register() (one call from module init).
+ * outflank._core by eval_bindings_register() (one call from module init).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -211,7 +211,7 @@ static PyMethodDef features_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int features_register(PyObject *module) {
+int eval_bindings_register(PyObject *module) {
     eval_default_init();
     return PyModule_AddFunctions(module, features_methods);
 }

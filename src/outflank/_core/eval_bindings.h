@@ -5,6 +5,6 @@
 #include <Python.h>
 
 /* Add eval_default, stable_discs, ... to the module; 0 on success, -1 on error. */
-int features_register(PyObject *module);
+int eval_bindings_register(PyObject *module);
 
 #endif
