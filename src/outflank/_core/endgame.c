@@ -53,7 +53,7 @@ unsigned long long end_stats[65];
 #define SHALLOW0_MIN 14
 #endif
 #ifndef SHALLOW1_MIN /* ... by a 1-ply search */
-#define SHALLOW1_MIN 15
+#define SHALLOW1_MIN 17
 #endif
 #ifndef SHALLOW2_MIN /* ... by a 2-ply search */
 #define SHALLOW2_MIN 18
@@ -277,29 +277,35 @@ static int solve_4(Search *s, u64 P, u64 O, int alpha, const int *x) {
     return final_discs(P, O);
 }
 
-/* The empty squares in parity order (odd quadrants first); returns count. */
-static inline int parity_squares(u64 empty, int *x) {
+/* The squares of `squares` in parity order (those in quadrants with an odd
+ * number of empties first); returns the count. */
+static inline int parity_order(u64 squares, u64 empty, int *x) {
     int n = 0;
-    u64 odd = odd_squares(empty);
+    u64 odd = odd_squares(empty) & squares;
     for (u64 b = odd; b; b &= b - 1) x[n++] = bb_first(b);
-    for (u64 b = empty & ~odd; b; b &= b - 1) x[n++] = bb_first(b);
+    for (u64 b = squares & ~odd; b; b &= b - 1) x[n++] = bb_first(b);
     return n;
 }
 
+static inline int parity_squares(u64 empty, int *x) { return parity_order(empty, empty, x); }
+
 static int end_nws(Search *s, u64 P, u64 O, int alpha, int empties);
 
-/* 5 or 6 empties: parity order, no sorting. */
+/* 5 or 6 empties: the moves in parity order, no sorting. */
 static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties) {
     ++s->nodes;
     int bound;
     if (stability_cut(P, O, alpha, empties, &bound)) return bound;
+    u64 moves = bb_moves(P, O);
+    if (!moves) {
+        if (!bb_moves(O, P)) return final_discs(P, O);
+        return -end_nws_parity(s, O, P, -alpha - 1, empties);
+    }
     int x[8];
-    u64 empty = ~(P | O);
-    parity_squares(empty, x);
+    int nm = parity_order(moves, ~(P | O), x);
     int best = -SCORE_INF, v;
-    for (int i = 0; i < empties; ++i) {
-        u64 f = try_flips(P, O, x[i]);
-        if (!f) continue;
+    for (int i = 0; i < nm; ++i) {
+        u64 f = bb_flips(P, O, x[i]);
         u64 nP = O & ~f, nO = P | f | (1ULL << x[i]);
         if (empties == 5) {
             int r[4];
@@ -311,9 +317,7 @@ static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties) {
         if (v > alpha) return v;
         if (v > best) best = v;
     }
-    if (best != -SCORE_INF) return best;
-    if (!bb_moves(O, P)) return final_discs(P, O);
-    return -end_nws_parity(s, O, P, -alpha - 1, empties);
+    return best;
 }
 
 typedef struct {
