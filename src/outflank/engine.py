@@ -94,8 +94,8 @@ LEVELS: Final[dict[int, dict[str, Any]]] = {
     16: {"evaluator": "default", "depth": 12, "endgame": 20, "time": 3.0},
     17: {"evaluator": "default", "depth": 14, "endgame": 20, "time": 4.0},
     18: {"evaluator": "default", "depth": 16, "endgame": 22, "time": 6.0},
-    19: {"evaluator": "default", "depth": 18, "endgame": 24, "time": 8.0},
-    20: {"evaluator": "default", "depth": MAX_DEPTH, "endgame": 26, "time": 10.0},
+    19: {"evaluator": "default", "depth": 18, "endgame": 24, "time": 12.0},
+    20: {"evaluator": "default", "depth": MAX_DEPTH, "endgame": 26, "time": 24.0},
 }
 
 #: Engine.preset(name): the players of the seeds and the strong default.

@@ -21,6 +21,8 @@ from outflank.players import BasePlayer, make_player, player_specs_help
 
 __all__ = ["configure", "main", "render_board", "run"]
 
+#: The longest a hint may think, in seconds (the top levels allow far more).
+HINT_TIME = 3.0
 HELP_TEXT = "commands: a move such as d3, 'hint', 'undo', 'pass' (when forced), 'help', 'quit'"
 
 
@@ -146,7 +148,8 @@ class TerminalGame:
             try:
                 from outflank.engine import Engine
 
-                self._hint_engine = Engine.level(min(self.level + 2, 20), tt_mb=16)
+                level = min(self.level + 2, 20)
+                self._hint_engine = Engine.level(level, tt_mb=16, time=HINT_TIME)
             except ImportError:
                 self._hint_engine = False
         if self._hint_engine:
