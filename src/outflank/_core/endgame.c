@@ -11,11 +11,14 @@
  *                   fastest-first (fewest opponent replies), plus a shallow
  *                   eval_default search from SHALLOW0_MIN (deeper from
  *                   SHALLOW1..3_MIN);
- *   7 .. TT_MIN-1   stability cut-off, fastest-first, no table;
- *   5 .. 6          stability cut-off, squares tried in parity order (odd
- *                   regions first);
- *   4, 3, 2, 1      dedicated functions on explicit squares (stability
- *                   cut-off at 4).
+ *   END_SORT_MIN .. END_TT_MIN-1
+ *                   stability cut-off, a small table per number of empties
+ *                   that stays in the cache (search.h), fastest-first;
+ *   5 .. 6          stability cut-off, moves in parity order (squares with
+ *                   no empty neighbour first, then those of regions with
+ *                   an odd number of empties);
+ *   4, 3, 2, 1      dedicated functions on explicit squares, in the same
+ *                   order (stability cut-off at 4).
  * The thresholds were tuned on FFO #40-#44 (CPU time); each can be
  * overridden at build time with -D for experiments (see docs/engine.md).
  */
@@ -34,12 +37,6 @@ unsigned long long end_stats[65];
 #define STAT(e) ((void)0)
 #endif
 
-#ifndef END_TT_MIN
-#define END_TT_MIN 10
-#endif
-#ifndef END_SORT_MIN
-#define END_SORT_MIN 7
-#endif
 #ifndef END_ETC_MIN
 #define END_ETC_MIN 12
 #endif
@@ -277,10 +274,22 @@ static int solve_4(Search *s, u64 P, u64 O, int alpha, const int *x) {
     return final_discs(P, O);
 }
 
-/* The squares of `squares` in parity order (those in quadrants with an odd
- * number of empties first); returns the count. */
+/* The squares of `squares` in parity order; returns the count. First the
+ * isolated ones (no empty neighbour: a region of one square, whose last
+ * move this is), then those in quadrants with an odd number of empties
+ * (the side to move there may get the region's last move). */
+/* Empty squares with no empty neighbour (of the eight). */
+static inline u64 isolated_empties(u64 empty) {
+    u64 h = ((empty & NOT_H_FILE) << 1) | ((empty & NOT_A_FILE) >> 1);
+    u64 row = empty | h;
+    return empty & ~(h | (row << 8) | (row >> 8));
+}
+
 static inline int parity_order(u64 squares, u64 empty, int *x) {
     int n = 0;
+    u64 iso = isolated_empties(empty) & squares;
+    for (u64 b = iso; b; b &= b - 1) x[n++] = bb_first(b);
+    squares &= ~iso;
     u64 odd = odd_squares(empty) & squares;
     for (u64 b = odd; b; b &= b - 1) x[n++] = bb_first(b);
     for (u64 b = squares & ~odd; b; b &= b - 1) x[n++] = bb_first(b);
@@ -289,17 +298,25 @@ static inline int parity_order(u64 squares, u64 empty, int *x) {
 
 static inline int parity_squares(u64 empty, int *x) { return parity_order(empty, empty, x); }
 
-static int end_nws(Search *s, u64 P, u64 O, int alpha, int empties);
+/* A node's legal moves when its parent has not generated them (a move
+ * list is never every square). */
+#define MOVES_UNKNOWN (~0ULL)
+
+static inline u64 known_moves(u64 moves, u64 P, u64 O) {
+    return moves != MOVES_UNKNOWN ? moves : bb_moves(P, O);
+}
+
+static int end_nws(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves);
 
 /* 5 or 6 empties: the moves in parity order, no sorting. */
-static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties) {
+static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves) {
     ++s->nodes;
     int bound;
     if (stability_cut(P, O, alpha, empties, &bound)) return bound;
-    u64 moves = bb_moves(P, O);
+    moves = known_moves(moves, P, O);
     if (!moves) {
         if (!bb_moves(O, P)) return final_discs(P, O);
-        return -end_nws_parity(s, O, P, -alpha - 1, empties);
+        return -end_nws_parity(s, O, P, -alpha - 1, empties, MOVES_UNKNOWN);
     }
     int x[8];
     int nm = parity_order(moves, ~(P | O), x);
@@ -312,7 +329,7 @@ static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties) {
             parity_squares(~(nP | nO), r);
             v = -solve_4(s, nP, nO, -alpha - 1, r);
         } else {
-            v = -end_nws_parity(s, nP, nO, -alpha - 1, empties - 1);
+            v = -end_nws_parity(s, nP, nO, -alpha - 1, empties - 1, MOVES_UNKNOWN);
         }
         if (v > alpha) return v;
         if (v > best) best = v;
@@ -324,6 +341,7 @@ typedef struct {
     int sq;
     int key;
     u64 flips;
+    u64 replies; /* the opponent's moves after this one, or MOVES_UNKNOWN */
 } EndMove;
 
 static inline void end_pick(EndMove *list, int i, int n) {
@@ -348,9 +366,9 @@ static inline u64 corner_anchored(u64 b) {
 /* Fastest-first key: fewer (corner-weighted) replies is better; then the
  * opponent's potential mobility, parity and the mover's corner-anchored
  * discs. */
-static inline int ff_key(u64 P, u64 O, int sq, u64 f, u64 odd) {
+static inline int ff_key(u64 P, u64 O, int sq, u64 f, u64 odd, u64 *replies) {
     u64 nP = O & ~f, nO = P | f | (1ULL << sq);
-    u64 m = bb_moves(nP, nO);
+    u64 m = *replies = bb_moves(nP, nO);
     int key = -bb_count(m) * FF_MOB_W - bb_count(m & CORNER_MASK) * FF_CORNER_W;
     key -= bb_count(bb_neighbours(nO) & ~(nP | nO)) * FF_POT_W; /* opponent's potential mobility */
     if (odd >> sq & 1) key += FF_PARITY_W;
@@ -388,15 +406,16 @@ static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
     int n = 0;
     if (!(moves & (moves - 1))) { /* a single move: nothing to order */
         int sq = bb_first(moves);
-        list[0] = (EndMove){sq, 0, bb_flips(P, O, sq)};
+        list[0] = (EndMove){sq, 0, bb_flips(P, O, sq), MOVES_UNKNOWN};
         return 1;
     }
     u64 odd = odd_squares(~(P | O));
     for (u64 m = moves; m; m &= m - 1) {
         int sq = bb_first(m);
         u64 f = bb_flips(P, O, sq);
-        int key = sq == tt_move ? (1 << 29) : ff_key(P, O, sq, f, odd);
-        list[n++] = (EndMove){sq, key, f};
+        u64 replies = MOVES_UNKNOWN;
+        int key = sq == tt_move ? (1 << 29) : ff_key(P, O, sq, f, odd, &replies);
+        list[n++] = (EndMove){sq, key, f, replies};
     }
     return n;
 }
@@ -467,16 +486,39 @@ static int probable_cut(Search *s, u64 P, u64 O, int alpha, int empties) {
     return PC_NONE;
 }
 
-/* 7 .. END_TT_MIN-1 empties. */
-static int end_nws_sorted(Search *s, u64 P, u64 O, int alpha, int empties) {
+/* The small table's entry for (P, O) (see search.h). */
+static inline SmallEntry *small_entry(Search *s, u64 P, u64 O, int empties) {
+    u64 h = P * 0x9E3779B97F4A7C15ULL ^ O * 0xC2B2AE3D27D4EB4FULL;
+    return &s->end_small[empties - END_SORT_MIN][h >> 40 & (END_SMALL_SIZE - 1)];
+}
+
+/* Record the result v of a null-window search at alpha in e, unless a
+ * child's search has taken the entry over for another position. */
+static inline void small_store(SmallEntry *e, u64 P, u64 O, int alpha, int v) {
+    if (e->P != P || e->O != O) return;
+    if (v > alpha)
+        e->lower = (int8_t)v;
+    else
+        e->upper = (int8_t)v;
+}
+
+/* END_SORT_MIN .. END_TT_MIN-1 empties: the small table, fastest-first. */
+static int end_nws_sorted(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves) {
     ++s->nodes;
     if (search_should_stop(s)) return 0;
     int bound;
     if (stability_cut(P, O, alpha, empties, &bound)) return bound;
-    u64 moves = bb_moves(P, O);
+    moves = known_moves(moves, P, O);
     if (!moves) {
         if (!bb_moves(O, P)) return final_discs(P, O);
-        return -end_nws_sorted(s, O, P, -alpha - 1, empties);
+        return -end_nws_sorted(s, O, P, -alpha - 1, empties, MOVES_UNKNOWN);
+    }
+    SmallEntry *e = small_entry(s, P, O, empties);
+    if (e->P == P && e->O == O) {
+        if (e->lower > alpha) return e->lower;
+        if (e->upper <= alpha) return e->upper;
+    } else {
+        *e = (SmallEntry){P, O, -64, 64};
     }
     EndMove list[MAX_MOVES];
     int n = gen_end_moves(P, O, moves, list, MOVE_NONE);
@@ -485,15 +527,19 @@ static int end_nws_sorted(Search *s, u64 P, u64 O, int alpha, int empties) {
         end_pick(list, i, n);
         u64 f = list[i].flips;
         u64 nP = O & ~f, nO = P | f | (1ULL << list[i].sq);
-        int v = -end_nws(s, nP, nO, -alpha - 1, empties - 1);
+        int v = -end_nws(s, nP, nO, -alpha - 1, empties - 1, list[i].replies);
         if (s->aborted) return 0;
-        if (v > alpha) return v;
+        if (v > alpha) {
+            small_store(e, P, O, alpha, v);
+            return v;
+        }
         if (v > best) best = v;
     }
+    small_store(e, P, O, alpha, best);
     return best;
 }
 
-static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties) {
+static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves) {
     ++s->nodes;
     if (search_should_stop(s)) return 0;
     tt_prefetch(&s->tt, P, O);
@@ -513,15 +559,16 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties) {
         }
     }
     int tt_move = hint_move(s, e, P, O);
-    u64 moves = bb_moves(P, O);
+    moves = known_moves(moves, P, O);
     if (!moves) {
         if (!bb_moves(O, P)) return final_discs(P, O);
-        return -end_nws_tt(s, O, P, -alpha - 1, empties);
+        return -end_nws_tt(s, O, P, -alpha - 1, empties, MOVES_UNKNOWN);
     }
     int best = -SCORE_INF, best_move = MOVE_NONE;
     if (tt_move != MOVE_NONE && (moves >> tt_move & 1)) { /* the known best move before any sorting */
         u64 f = bb_flips(P, O, tt_move);
-        best = -end_nws(s, O & ~f, P | f | (1ULL << tt_move), -alpha - 1, empties - 1);
+        best = -end_nws(s, O & ~f, P | f | (1ULL << tt_move), -alpha - 1, empties - 1,
+                        MOVES_UNKNOWN);
         if (s->aborted) return 0;
         best_move = tt_move;
         moves &= ~(1ULL << tt_move);
@@ -545,7 +592,7 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties) {
         end_pick(list, i, n);
         u64 f = list[i].flips;
         u64 nP = O & ~f, nO = P | f | (1ULL << list[i].sq);
-        int v = -end_nws(s, nP, nO, -alpha - 1, empties - 1);
+        int v = -end_nws(s, nP, nO, -alpha - 1, empties - 1, list[i].replies);
         if (s->aborted) return 0;
         if (v > best) {
             best = v;
@@ -557,11 +604,11 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties) {
     return best;
 }
 
-static int end_nws(Search *s, u64 P, u64 O, int alpha, int empties) {
+static int end_nws(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves) {
     STAT(empties);
-    if (empties >= END_TT_MIN) return end_nws_tt(s, P, O, alpha, empties);
-    if (empties >= END_SORT_MIN) return end_nws_sorted(s, P, O, alpha, empties);
-    if (empties >= 5) return end_nws_parity(s, P, O, alpha, empties);
+    if (empties >= END_TT_MIN) return end_nws_tt(s, P, O, alpha, empties, moves);
+    if (empties >= END_SORT_MIN) return end_nws_sorted(s, P, O, alpha, empties, moves);
+    if (empties >= 5) return end_nws_parity(s, P, O, alpha, empties, moves);
     int x[4];
     int n = parity_squares(~(P | O), x);
     switch (n) {
@@ -608,7 +655,7 @@ static int end_pvs(Search *s, u64 P, u64 O, int alpha, int beta, int empties, in
         if (i == 0) {
             v = -end_pvs(s, nP, nO, -beta, -a, empties - 1, ply + 1);
         } else {
-            v = -end_nws(s, nP, nO, -a - 1, empties - 1);
+            v = -end_nws(s, nP, nO, -a - 1, empties - 1, list[i].replies);
             if (v > a && v < beta && !s->aborted)
                 v = -end_pvs(s, nP, nO, -beta, -a, empties - 1, ply + 1);
         }
@@ -682,7 +729,7 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
         if (analyze || i == 0) {
             v = -end_pvs(s, nP, nO, -beta, -(analyze ? alpha : a), ce, 1);
         } else {
-            v = -end_nws(s, nP, nO, -a - 1, ce);
+            v = -end_nws(s, nP, nO, -a - 1, ce, MOVES_UNKNOWN);
             if (v > a && v < beta && !s->aborted) v = -end_pvs(s, nP, nO, -beta, -a, ce, 1);
         }
         if (s->aborted) break;

@@ -33,6 +33,11 @@ int search_init(Search *s, size_t tt_mib) {
 
 void search_free(Search *s) { tt_free(&s->tt); }
 
+void search_clear(Search *s) {
+    tt_clear(&s->tt);
+    memset(s->end_small, 0, sizeof s->end_small);
+}
+
 void search_set_evaluator(Search *s, const Evaluator *ev) {
     s->ev = *ev;
     s->eval_tag = s->eval_tag >= 255 ? TT_TAG_ORDER + 1 : s->eval_tag + 1; /* old entries no longer match */

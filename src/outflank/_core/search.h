@@ -24,6 +24,26 @@
 #define MAX_PLY 128
 #define MAX_MOVES 34
 
+/* The exact solver's kinds of node, by number of empty squares
+ * (endgame.c): the transposition table from END_TT_MIN empties, sorted
+ * moves and the small table below from END_SORT_MIN. */
+#ifndef END_TT_MIN
+#define END_TT_MIN 10
+#endif
+#ifndef END_SORT_MIN
+#define END_SORT_MIN 7
+#endif
+
+/* The solver's small table for END_SORT_MIN .. END_TT_MIN - 1 empties: one
+ * direct-mapped array per number of empties, small enough to stay in the
+ * processor's cache (the main table's memory is too slow for nodes this
+ * cheap). Its bounds are on exact scores, which never go stale. */
+#define END_SMALL_SIZE 4096 /* entries per number of empties, a power of two */
+typedef struct {
+    u64 P, O;
+    int8_t lower, upper;
+} SmallEntry;
+
 typedef struct {
     int square; /* 0..63 or MOVE_PASS */
     int score;  /* last score (exact in analyze mode, a bound otherwise) */
@@ -52,6 +72,7 @@ typedef struct Search {
     int presearch_depth;
     /* statistics */
     uint64_t nodes;
+    SmallEntry end_small[END_TT_MIN - END_SORT_MIN][END_SMALL_SIZE];
     /* principal variation, triangular */
     int pv[MAX_PLY][MAX_PLY];
     int pv_len[MAX_PLY];
@@ -62,6 +83,9 @@ double search_now(void);
 
 int search_init(Search *s, size_t tt_mib);
 void search_free(Search *s);
+/* Forget every stored result (the transposition table and the solver's
+ * small table): the next search starts as in a new Search. */
+void search_clear(Search *s);
 void search_set_evaluator(Search *s, const Evaluator *ev);
 
 /* Start a search: reset counters, set limits (time_limit <= 0: none). */

@@ -135,7 +135,7 @@ static PyObject *Searcher_stop(SearcherObject *self, PyObject *Py_UNUSED(ignored
 
 static PyObject *Searcher_clear(SearcherObject *self, PyObject *Py_UNUSED(ignored)) {
     if (!ready(self)) return NULL;
-    tt_clear(&self->s->tt);
+    search_clear(self->s);
     Py_RETURN_NONE;
 }
 
