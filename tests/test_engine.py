@@ -13,7 +13,7 @@ import pytest
 
 import engine_oracle
 import oracle
-from outflank import PASS, Board, Rules
+from outflank import PASS, Board, Rules, _core
 from outflank.engine import LEVELS, Engine, MoveScore, SearchInfo, SearchResult
 from outflank.errors import GameOverError, OutflankError, SearchLimitError
 from outflank.obf import read_obf_file
@@ -112,6 +112,41 @@ def test_an_interrupted_solve_plays_its_pre_search_move(ffo_dir: Path) -> None:
     early = Engine(tt_mb=16, endgame=24).search(entry.board, nodes=2_000)
     assert not early.exact and early.depth == 6
     assert early.best_move in entry.board.legal_moves
+
+
+def test_clear_forgets_every_table_of_the_solver(ffo_dir: Path) -> None:
+    """A solve leaves results in the transposition table and in the solver's
+    small tables (7-9 empties); clear() empties both, so the same solve then
+    repeats node for node, while one that keeps them needs fewer nodes."""
+    entry = read_obf_file(ffo_dir / "fforum-20-39.obf")[23 - 20]
+    assert entry.board.empties == 18
+    engine = Engine(tt_mb=16)
+    first = engine.solve(entry.board)
+    warm = engine.solve(entry.board)
+    engine.clear()
+    again = engine.solve(entry.board)
+    assert first.score == warm.score == again.score == entry.best_score
+    assert again.nodes == first.nodes
+    assert warm.nodes < first.nodes
+
+
+def test_probable_mode_is_the_selective_pass_without_the_proof(ffo_dir: Path) -> None:
+    """The core's search mode 3 stops after the pre-search and the selective
+    pass: on FFO #23-#37 (18-22 empties) its score is the exact one for all
+    but a few positions, never far off, and it costs fewer nodes."""
+    entries = read_obf_file(ffo_dir / "fforum-20-39.obf")[23 - 20 : 38 - 20]
+    same = 0
+    for entry in entries:
+        board = entry.board
+        probable = _core.Searcher(16).search(board.player, board.opponent, mode=3)
+        exact = _core.Searcher(16).search(board.player, board.opponent, mode=1)
+        assert exact["score"] == entry.best_score, entry.line
+        assert abs(probable["score"] - exact["score"]) <= 4, entry.line
+        assert probable["nodes"] < exact["nodes"], entry.line
+        same += probable["score"] == exact["score"]
+    assert same >= len(entries) - 3
+    with pytest.raises(ValueError, match="mode"):
+        _core.Searcher(16).search(board.player, board.opponent, mode=4)
 
 
 @pytest.mark.parametrize("seed", range(6))

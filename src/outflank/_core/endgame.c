@@ -801,11 +801,13 @@ int end_root_aspire(Search *s, u64 P, u64 O, int alpha, int beta, int estimate, 
 static const int SEL_T[] = {SEL_LIST};
 #define SEL_PASSES ((int)(sizeof SEL_T / sizeof SEL_T[0]))
 
-/* The pre-search, then the selective passes; returns the estimate (discs). */
-static int end_prepare(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n) {
+/* The pre-search, then the selective passes (from min_empties empties);
+ * returns the estimate (discs). */
+static int end_prepare(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n,
+                       int min_empties) {
     int empties = 64 - bb_count(P | O);
     int estimate = end_presearch(s, P, O, moves, n);
-    if (empties >= SEL_MIN && !s->aborted) {
+    if (empties >= min_empties && !s->aborted) {
         for (int k = 0; k < SEL_PASSES && !s->aborted; ++k) {
             s->end_prec = k + 1;
             s->pc_t = SEL_T[k];
@@ -822,8 +824,12 @@ static int end_prepare(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *m
     return estimate;
 }
 
+int end_probable(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n) {
+    return end_prepare(s, P, O, alpha, beta, moves, n, 0);
+}
+
 int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n) {
-    int estimate = end_prepare(s, P, O, alpha, beta, moves, n);
+    int estimate = end_prepare(s, P, O, alpha, beta, moves, n, SEL_MIN);
     if (s->aborted) return estimate;
     int v = end_root_aspire(s, P, O, alpha, beta, estimate, moves, n);
     if (s->aborted) return moves[0].searched ? moves[0].score : estimate;
@@ -831,7 +837,7 @@ int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int
 }
 
 int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n) {
-    int estimate = end_prepare(s, P, O, alpha, beta, moves, n);
+    int estimate = end_prepare(s, P, O, alpha, beta, moves, n, SEL_MIN);
     if (s->aborted) return estimate;
     int v = end_root(s, P, O, alpha, beta, moves, n, 1);
     if (s->aborted) return moves[0].searched ? moves[0].score : estimate;

@@ -137,6 +137,10 @@ int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int
 /* The same preparation, then every root move scored exactly (a full window
  * each): the analyze mode. When aborted, the same kind of estimate. */
 int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n);
+/* The pre-search and the selective passes alone, at any number of empties:
+ * a probable exact score, far cheaper than the proof (it labels training
+ * positions). The same conventions; moves[0] is the best move found. */
+int end_probable(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n);
 
 /* Switch to the default evaluator and the TT_TAG_ORDER tag for the
  * ordering searches of an exact solve (saving the caller's); restore. */

@@ -13,7 +13,7 @@
 #include "search.h"
 #include "searcher.h"
 
-enum { MODE_MID = 0, MODE_EXACT = 1, MODE_WLD = 2 };
+enum { MODE_MID = 0, MODE_EXACT = 1, MODE_WLD = 2, MODE_PROBABLE = 3 };
 
 
 typedef struct {
@@ -180,7 +180,8 @@ PyDoc_STRVAR(search_doc,
              "search(player, opponent, mode=0, depth=60, time=0.0, nodes=0,\n"
              "       callback=None, analyze=False) -> dict\n\n"
              "mode 0: iterative deepening to depth on evaluator scores; 1: exact\n"
-             "endgame (disc difference); 2: win/draw/loss (-1, 0, +1 bounds).\n"
+             "endgame (disc difference); 2: win/draw/loss (-1, 0, +1 bounds); 3:\n"
+             "probable endgame score (selective search with probable cut-offs).\n"
              "time (seconds) and nodes of 0 mean no limit. callback(depth, score,\n"
              "nodes, elapsed, pv) is called after every completed iteration with the\n"
              "GIL held. analyze scores every root move with a full window. The\n"
@@ -199,7 +200,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
                                      &callback, &analyze))
         return NULL;
     if (!py_check_disjoint(P, O) || !ready(self)) return NULL;
-    if (mode < MODE_MID || mode > MODE_WLD) {
+    if (mode < MODE_MID || mode > MODE_PROBABLE) {
         PyErr_Format(PyExc_ValueError, "unknown search mode %d", mode);
         return NULL;
     }
@@ -270,8 +271,9 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
         Py_BEGIN_ALLOW_THREADS
         EvalState saved;
         end_enter(s, &saved);
-        score = analyze ? end_analyze(s, P, O, alpha, beta, moves, n)
-                        : end_solve(s, P, O, alpha, beta, moves, n);
+        score = mode == MODE_PROBABLE ? end_probable(s, P, O, alpha, beta, moves, n)
+                : analyze             ? end_analyze(s, P, O, alpha, beta, moves, n)
+                                      : end_solve(s, P, O, alpha, beta, moves, n);
         end_leave(s, &saved);
         Py_END_ALLOW_THREADS
         aborted = s->aborted;
