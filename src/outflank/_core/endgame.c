@@ -274,10 +274,6 @@ static int solve_4(Search *s, u64 P, u64 O, int alpha, const int *x) {
     return final_discs(P, O);
 }
 
-/* The squares of `squares` in parity order; returns the count. First the
- * isolated ones (no empty neighbour: a region of one square, whose last
- * move this is), then those in quadrants with an odd number of empties
- * (the side to move there may get the region's last move). */
 /* Empty squares with no empty neighbour (of the eight). */
 static inline u64 isolated_empties(u64 empty) {
     u64 h = ((empty & NOT_H_FILE) << 1) | ((empty & NOT_A_FILE) >> 1);
@@ -285,6 +281,10 @@ static inline u64 isolated_empties(u64 empty) {
     return empty & ~(h | (row << 8) | (row >> 8));
 }
 
+/* The squares of `squares` in parity order; returns the count. First the
+ * isolated ones (no empty neighbour: a region of one square, whose last
+ * move this is), then those in quadrants with an odd number of empties
+ * (the side to move there may get the region's last move). */
 static inline int parity_order(u64 squares, u64 empty, int *x) {
     int n = 0;
     u64 iso = isolated_empties(empty) & squares;
