@@ -161,22 +161,29 @@ def predict(W: np.ndarray, feats: np.ndarray, empties: np.ndarray) -> np.ndarray
     return pred
 
 
-def fit(data: dict, damp: float) -> tuple[np.ndarray, dict]:
+def fit(
+    data: dict, damp: float, keep: np.ndarray | None = None, only: list[int] | None = None
+) -> tuple[np.ndarray, dict]:
     """One weighted ridge fit per anchor phase on 90 % of the games; report
-    the held-out error by phase."""
+    the held-out error by phase. With ``only``, just those anchors are
+    fitted and the others keep their weights in ``keep``."""
     feats = features(data["P"], data["O"])
     empties = 64 - np.bitwise_count(data["P"] | data["O"]).astype(np.int64)
     y = data["label"].astype(float)
     test = data["game"] % 10 == 0
-    W = np.zeros((len(ANCHORS), PAT_W + NUM + 1))
+    W = np.zeros((len(ANCHORS), PAT_W + NUM + 1)) if keep is None else keep.copy()
     start = time.time()
     for a, anchor in enumerate(ANCHORS):
+        if only is not None and anchor not in only:
+            continue
         w = anchor_weights(empties, a)
         sel = (w > 0) & ~test
         root = np.sqrt(w[sel])
         X = design(feats[sel])
         X = csr_matrix(X.multiply(root[:, None]))
-        W[a] = ridge(X, y[sel] * root, damp, W[a - 1] if a else None)
+        # a refit starts from the anchor's own weights, a full fit from the last anchor's
+        warm = W[a] if keep is not None else W[a - 1] if a else None
+        W[a] = ridge(X, y[sel] * root, damp, warm)
         print(f"  anchor {anchor:2d}: {int(sel.sum())} positions, {time.time() - start:.0f} s")
     pred = predict(W[:, :], feats[test], empties[test])
     report = {}
@@ -207,6 +214,23 @@ def baseline_report(data: dict) -> dict:
     return report
 
 
+def read_weights(path: Path) -> np.ndarray:
+    """The anchor weights (in discs) of a weight file written by write_weights."""
+    blob = gzip.decompress(path.read_bytes())
+    if blob[:8] != b"OFEVAL2\0":
+        raise ValueError(f"{path} is not an evaluator weight file")
+    anchors, pat_w, num = np.frombuffer(blob[8:20], dtype="<i4")
+    if list(np.frombuffer(blob[20 : 20 + 4 * anchors], dtype="<i4")) != ANCHORS or (
+        (pat_w, num) != (PAT_W, NUM)
+    ):
+        raise ValueError(f"{path} has another layout than this evaluator")
+    at = 20 + 4 * anchors
+    pat = np.frombuffer(blob[at : at + 2 * anchors * pat_w], dtype="<i2").reshape(anchors, pat_w)
+    at += 2 * anchors * pat_w
+    rest = np.frombuffer(blob[at:], dtype="<i4").reshape(anchors, num + 1)
+    return np.hstack([pat, rest]).astype(float) / 100
+
+
 def write_weights(W: np.ndarray, path: Path) -> None:
     """The weight file (layout in eval_default.h), gzip-compressed, in 1/100 disc."""
     cents = np.rint(W * 100)
@@ -232,6 +256,12 @@ def main() -> int:
     ap.add_argument(
         "--data", type=Path, action="append", default=[], help="also fit on this npz (repeatable)"
     )
+    ap.add_argument(
+        "--refit",
+        default=None,
+        metavar="A,B,...",
+        help="fit only these anchors (empties, e.g. 10,15,20,25); keep the others of --out",
+    )
     ap.add_argument("--dry-run", action="store_true", help="fit and report, do not write")
     ap.add_argument("--no-baseline", action="store_true", help="skip the current evaluator's error")
     ap.add_argument("--out", type=Path, default=WEIGHTS, help="weight file to write")
@@ -250,7 +280,13 @@ def main() -> int:
         more["game"] = more["game"] + data["game"].max() + 1
         data = {k: np.concatenate([data[k], more[k]]) for k in data}
     base = baseline_report(data) if not args.no_baseline else {}
-    W, report = fit(data, args.damp)
+    keep = only = None
+    if args.refit:
+        only = [int(a) for a in args.refit.split(",")]
+        if not set(only) <= set(ANCHORS):
+            ap.error(f"--refit anchors must be among {ANCHORS}")
+        keep = read_weights(args.out)
+    W, report = fit(data, args.damp, keep, only)
     print("held-out RMSE in discs, by empties: positions, fitted, current evaluator, label spread")
     for k, (n, rmse, spread) in report.items():
         print(f"  {k:>6}: {n:7d}  {rmse:6.2f}  {base.get(k, float('nan')):6.2f}  {spread:6.2f}")
