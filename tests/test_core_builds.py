@@ -29,7 +29,6 @@ needs_avx2 = pytest.mark.skipif(
     _core_avx2 is None or not _core_generic.avx2_usable(),
     reason="the AVX2 build needs an x86-64 processor with AVX2 and BMI2",
 )
-FFO = Path(__file__).resolve().parents[2] / "shared" / "data" / "ffo" / "fforum-1-19.obf"
 
 
 def _run_child(script: str, **env: str) -> str:
@@ -81,17 +80,18 @@ def test_perft_agrees() -> None:
 
 
 @needs_avx2
-def test_a_solve_searches_the_same_tree() -> None:
+def test_a_solve_searches_the_same_tree(ffo_dir: Path) -> None:
     # FFO #1-#3 (14 empties): same score, move and node count in both builds.
+    ffo = ffo_dir / "fforum-1-19.obf"
     script = (
         "from outflank.engine import Engine\n"
         "from outflank.obf import read_obf_file\n"
-        f"for e in read_obf_file({str(FFO)!r})[:3]:\n"
+        f"for e in read_obf_file({str(ffo)!r})[:3]:\n"
         "    r = Engine(tt_mb=16).solve(e.board)\n"
         "    print(r.score, r.best_move, r.nodes)\n"
     )
     generic = _run_child(script, OUTFLANK_NO_AVX2="1")
     avx2 = _run_child(script, OUTFLANK_NO_AVX2="0")
     assert generic == avx2
-    listed = [e.best_score for e in read_obf_file(FFO)[:3]]
+    listed = [e.best_score for e in read_obf_file(ffo)[:3]]
     assert [float(line.split()[0]) for line in avx2.splitlines()] == listed
