@@ -578,16 +578,17 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves
             return best;
         }
     }
-    EndMove list[MAX_MOVES];
-    int n = empties >= SHALLOW0_MIN ? gen_deep_moves(s, P, O, moves, list, MOVE_NONE, empties)
-                                    : gen_end_moves(P, O, moves, list, MOVE_NONE);
-    if (empties >= END_ETC_MIN) { /* enhanced transposition cut-off */
-        for (int i = 0; i < n; ++i) {
-            u64 f = list[i].flips;
-            const TTEntry *c = tt_probe(&s->tt, O & ~f, P | f | (1ULL << list[i].sq), TT_TAG_END);
+    if (empties >= END_ETC_MIN) { /* enhanced transposition cut-off, before the ordering costs */
+        for (u64 m = moves; m; m &= m - 1) {
+            int sq = bb_first(m);
+            u64 f = bb_flips(P, O, sq);
+            const TTEntry *c = tt_probe(&s->tt, O & ~f, P | f | (1ULL << sq), TT_TAG_END);
             if (c && c->prec >= s->end_prec && -c->upper > alpha) return -c->upper;
         }
     }
+    EndMove list[MAX_MOVES];
+    int n = empties >= SHALLOW0_MIN ? gen_deep_moves(s, P, O, moves, list, MOVE_NONE, empties)
+                                    : gen_end_moves(P, O, moves, list, MOVE_NONE);
     for (int i = 0; i < n; ++i) {
         end_pick(list, i, n);
         u64 f = list[i].flips;
