@@ -64,6 +64,9 @@ unsigned long long end_stats[65];
 #ifndef ORDER_EVAL_W /* weight of that score against fastest-first, /16 */
 #define ORDER_EVAL_W 8
 #endif
+#ifndef DEEP_MOB_W /* extra weight of the opponent's replies where that score is used */
+#define DEEP_MOB_W 64
+#endif
 #ifndef FF_MOB_W /* fastest-first weights: opponent's replies, */
 #define FF_MOB_W 64
 #endif
@@ -427,7 +430,9 @@ static inline int hint_move(const Search *s, const TTEntry *e, u64 P, u64 O) {
     return m && m->move < 64 && m->depth >= HINT_MIN_DEPTH ? m->move : MOVE_NONE;
 }
 
-/* Deep nodes: fastest-first plus a shallow search with eval_default. */
+/* Deep nodes: fastest-first plus a shallow search with eval_default, and
+ * the opponent's replies weighted more than in fastest-first alone (they
+ * size the subtree a cutting move leaves to prove). */
 static int gen_deep_moves(Search *s, u64 P, u64 O, u64 moves, EndMove *list, int tt_move,
                           int empties) {
     int n = gen_end_moves(P, O, moves, list, tt_move);
@@ -442,6 +447,8 @@ static int gen_deep_moves(Search *s, u64 P, u64 O, u64 moves, EndMove *list, int
         u64 nP = O & ~f, nO = P | f | (1ULL << list[i].sq);
         int v = depth ? order_ab(s, nP, nO, depth, -SCORE_INF + 1, SCORE_INF) : eval_default(nP, nO);
         list[i].key += -v * ORDER_EVAL_W / 16;
+        if (list[i].replies != MOVES_UNKNOWN)
+            list[i].key -= bb_count(list[i].replies) * DEEP_MOB_W;
     }
     return n;
 }
