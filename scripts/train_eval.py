@@ -48,6 +48,7 @@ NUM = LAYOUT["numeric"]
 NUM_NAMES = ["mobility", "potential mobility", "stable discs", "discs", "parity", "corners"]
 ANCHORS = list(range(0, 56, 5))  # the self-play data starts at 56 empties
 WEIGHTS = ROOT / "src" / "outflank" / "data" / "eval.bin.gz"
+WEIGHTS_MAGIC = b"OFEVAL2\0"  # a weight file's first bytes (eval_default.h)
 
 
 def play(job: tuple[int, int, int]) -> tuple[bytes, bytes, bytes, int]:
@@ -216,8 +217,11 @@ def baseline_report(data: dict) -> dict:
 
 def read_weights(path: Path) -> np.ndarray:
     """The anchor weights (in discs) of a weight file written by write_weights."""
-    blob = gzip.decompress(path.read_bytes())
-    if blob[:8] != b"OFEVAL2\0":
+    try:
+        blob = gzip.decompress(path.read_bytes())
+    except (gzip.BadGzipFile, EOFError):
+        blob = b""
+    if not blob.startswith(WEIGHTS_MAGIC):
         raise ValueError(f"{path} is not an evaluator weight file")
     anchors, pat_w, num = np.frombuffer(blob[8:20], dtype="<i4")
     if list(np.frombuffer(blob[20 : 20 + 4 * anchors], dtype="<i4")) != ANCHORS or (
@@ -236,7 +240,7 @@ def write_weights(W: np.ndarray, path: Path) -> None:
     cents = np.rint(W * 100)
     pat = np.clip(cents[:, :PAT_W], -32000, 32000).astype("<i2")
     num = cents[:, PAT_W:].astype("<i4")
-    head = b"OFEVAL2\0" + np.array([len(ANCHORS), PAT_W, NUM], dtype="<i4").tobytes()
+    head = WEIGHTS_MAGIC + np.array([len(ANCHORS), PAT_W, NUM], dtype="<i4").tobytes()
     blob = head + np.array(ANCHORS, dtype="<i4").tobytes() + pat.tobytes() + num.tobytes()
     path.write_bytes(gzip.compress(blob, 9, mtime=0))
     print(f"wrote {path} ({path.stat().st_size // 1024} KiB)")
@@ -266,6 +270,18 @@ def main() -> int:
     ap.add_argument("--no-baseline", action="store_true", help="skip the current evaluator's error")
     ap.add_argument("--out", type=Path, default=WEIGHTS, help="weight file to write")
     args = ap.parse_args()
+    keep = only = None
+    if args.refit:  # checked before any data is generated or loaded
+        try:
+            only = [int(a) for a in args.refit.split(",")]
+        except ValueError:
+            only = []
+        if not only or not set(only) <= set(ANCHORS):
+            ap.error(f"--refit anchors must be among {ANCHORS}, not {args.refit!r}")
+        try:
+            keep = read_weights(args.out)
+        except (OSError, ValueError) as err:
+            ap.error(f"--refit keeps the other anchors of --out: {err}")
 
     if args.cache and args.cache.exists():
         data = dict(np.load(args.cache))
@@ -280,12 +296,6 @@ def main() -> int:
         more["game"] = more["game"] + data["game"].max() + 1
         data = {k: np.concatenate([data[k], more[k]]) for k in data}
     base = baseline_report(data) if not args.no_baseline else {}
-    keep = only = None
-    if args.refit:
-        only = [int(a) for a in args.refit.split(",")]
-        if not set(only) <= set(ANCHORS):
-            ap.error(f"--refit anchors must be among {ANCHORS}")
-        keep = read_weights(args.out)
     W, report = fit(data, args.damp, keep, only)
     print("held-out RMSE in discs, by empties: positions, fitted, current evaluator, label spread")
     for k, (n, rmse, spread) in report.items():

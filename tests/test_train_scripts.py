@@ -75,3 +75,35 @@ def test_self_play_relabel_fit_and_load(tmp_path: Path) -> None:
     )
     fitted_flag, score = _run("-c", check).split()
     assert fitted_flag == "1" and abs(int(score)) < 6400
+
+
+def test_refit_changes_only_the_named_anchors(tmp_path: Path) -> None:
+    games, base, refit = tmp_path / "games.npz", tmp_path / "base.bin.gz", tmp_path / "r.bin.gz"
+    _run(
+        "scripts/train_eval.py", "--games", "16", "--workers", "1", "--cache", str(games),
+        "--no-baseline", "--out", str(base),
+    )  # fmt: skip
+    refit.write_bytes(base.read_bytes())
+    _run(
+        "scripts/train_eval.py", "--cache", str(games), "--no-baseline", "--damp", "30",
+        "--refit", "40,45", "--out", str(refit),
+    )  # fmt: skip
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import train_eval
+
+    before, after = train_eval.read_weights(base), train_eval.read_weights(refit)
+    refitted = [train_eval.ANCHORS.index(a) for a in (40, 45)]
+    kept = [a for a in range(len(train_eval.ANCHORS)) if a not in refitted]
+    assert (after[kept] == before[kept]).all()
+    assert not (after[refitted] == before[refitted]).all()
+    # an anchor the evaluator does not have is refused, and the file is left alone
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    proc = subprocess.run(
+        [sys.executable, "scripts/train_eval.py", "--cache", str(games), "--refit", "7",
+         "--out", str(refit)],
+        capture_output=True, text=True, env=env, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "--refit anchors must be among" in proc.stderr
+    assert (train_eval.read_weights(refit) == after).all()
+    with pytest.raises(ValueError, match="not an evaluator weight file"):
+        train_eval.read_weights(games)
