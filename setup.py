@@ -17,7 +17,10 @@ from glob import glob
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-cflags = ["-std=c11", "-O3", "-Wall", "-Wextra", "-Wno-unused-function"]
+# -fvisibility=hidden: only the module's init function is exported, so calls
+# between the core's own files are direct rather than through the PLT (and
+# the compiler may inline them): 4 % less CPU time on FFO #41-#49.
+cflags = ["-std=c11", "-O3", "-Wall", "-Wextra", "-Wno-unused-function", "-fvisibility=hidden"]
 x86_64 = platform.machine().lower() in {"x86_64", "amd64"}
 if x86_64:
     cflags.append("-mpopcnt")

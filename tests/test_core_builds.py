@@ -8,6 +8,7 @@ node for node.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -95,3 +96,19 @@ def test_a_solve_searches_the_same_tree(ffo_dir: Path) -> None:
     assert generic == avx2
     listed = [e.best_score for e in read_obf_file(ffo)[:3]]
     assert [float(line.split()[0]) for line in avx2.splitlines()] == listed
+
+
+@pytest.mark.parametrize("module", ["_core_generic", "_core_avx2"])
+def test_builds_export_only_their_init_function(module: str) -> None:
+    """setup.py hides the core's own symbols (-fvisibility=hidden), so calls
+    between its files are direct, not through the shared object's PLT."""
+    mod = {"_core_generic": _core_generic, "_core_avx2": _core_avx2}[module]
+    if mod is None:
+        pytest.skip(f"{module} is not built here")
+    if shutil.which("nm") is None:
+        pytest.skip("needs nm (binutils)")
+    out = subprocess.run(
+        ["nm", "-D", "--defined-only", mod.__file__], capture_output=True, text=True, check=True
+    ).stdout
+    functions = [line.split()[-1] for line in out.splitlines() if line.split()[1:2] == ["T"]]
+    assert functions == [f"PyInit_{module}"]
