@@ -17,11 +17,16 @@ pytest.importorskip("scipy")
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(*args: str) -> str:
+def _proc(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run a Python script of the project in a child process, whatever it exits with."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    proc = subprocess.run(
+    return subprocess.run(
         [sys.executable, *args], capture_output=True, text=True, env=env, timeout=300, cwd=ROOT
     )
+
+
+def _run(*args: str) -> str:
+    proc = _proc(*args)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -77,7 +82,9 @@ def test_self_play_relabel_fit_and_load(tmp_path: Path) -> None:
     assert fitted_flag == "1" and abs(int(score)) < 6400
 
 
-def test_refit_changes_only_the_named_anchors(tmp_path: Path) -> None:
+def test_refit_changes_only_the_named_anchors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     games, base, refit = tmp_path / "games.npz", tmp_path / "base.bin.gz", tmp_path / "r.bin.gz"
     _run(
         "scripts/train_eval.py", "--games", "16", "--workers", "1", "--cache", str(games),
@@ -88,7 +95,7 @@ def test_refit_changes_only_the_named_anchors(tmp_path: Path) -> None:
         "scripts/train_eval.py", "--cache", str(games), "--no-baseline", "--damp", "30",
         "--refit", "40,45", "--out", str(refit),
     )  # fmt: skip
-    sys.path.insert(0, str(ROOT / "scripts"))
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
     import train_eval
 
     before, after = train_eval.read_weights(base), train_eval.read_weights(refit)
@@ -97,12 +104,9 @@ def test_refit_changes_only_the_named_anchors(tmp_path: Path) -> None:
     assert (after[kept] == before[kept]).all()
     assert not (after[refitted] == before[refitted]).all()
     # an anchor the evaluator does not have is refused, and the file is left alone
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    proc = subprocess.run(
-        [sys.executable, "scripts/train_eval.py", "--cache", str(games), "--refit", "7",
-         "--out", str(refit)],
-        capture_output=True, text=True, env=env, timeout=300, cwd=ROOT,
-    )  # fmt: skip
+    proc = _proc(
+        "scripts/train_eval.py", "--cache", str(games), "--refit", "7", "--out", str(refit)
+    )
     assert proc.returncode == 2 and "--refit anchors must be among" in proc.stderr
     assert (train_eval.read_weights(refit) == after).all()
     with pytest.raises(ValueError, match="not an evaluator weight file"):
