@@ -116,7 +116,7 @@ def test_an_interrupted_solve_plays_its_pre_search_move(ffo_dir: Path) -> None:
 
 def test_clear_forgets_every_table_of_the_solver(ffo_dir: Path) -> None:
     """A solve leaves results in the transposition table and in the solver's
-    small tables (7-10 empties); clear() empties both, so the same solve then
+    small tables (7-9 empties); clear() empties both, so the same solve then
     repeats node for node, while one that keeps them needs fewer nodes."""
     entry = read_obf_file(ffo_dir / "fforum-20-39.obf")[23 - 20]
     assert entry.board.empties == 18

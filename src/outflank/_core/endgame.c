@@ -13,8 +13,7 @@
  *                   SHALLOW1..3_MIN);
  *   END_SORT_MIN .. END_TT_MIN-1
  *                   stability cut-off, a small table per number of empties
- *                   that stays in the cache (search.h): its move first,
- *                   then fastest-first;
+ *                   that stays in the cache (search.h), fastest-first;
  *   5 .. 6          stability cut-off, moves in parity order (squares with
  *                   no empty neighbour first, then those of regions with
  *                   an odd number of empties);
@@ -500,17 +499,14 @@ static inline SmallEntry *small_entry(Search *s, u64 P, u64 O, int empties) {
     return &s->end_small[empties - END_SORT_MIN][h >> 40 & (END_SMALL_SIZE - 1)];
 }
 
-/* Record the result v of a null-window search at alpha in e (with the
- * move that cut, if it did), unless a child's search has taken the entry
- * over for another position. */
-static inline void small_store(SmallEntry *e, u64 P, u64 O, int alpha, int v, int move) {
+/* Record the result v of a null-window search at alpha in e, unless a
+ * child's search has taken the entry over for another position. */
+static inline void small_store(SmallEntry *e, u64 P, u64 O, int alpha, int v) {
     if (e->P != P || e->O != O) return;
-    if (v > alpha) {
+    if (v > alpha)
         e->lower = (int8_t)v;
-        e->move = (int8_t)move;
-    } else {
+    else
         e->upper = (int8_t)v;
-    }
 }
 
 /* END_SORT_MIN .. END_TT_MIN-1 empties: the small table, fastest-first. */
@@ -525,27 +521,15 @@ static int end_nws_sorted(Search *s, u64 P, u64 O, int alpha, int empties, u64 m
         return -end_nws_sorted(s, O, P, -alpha - 1, empties, MOVES_UNKNOWN);
     }
     SmallEntry *e = small_entry(s, P, O, empties);
-    int best = -SCORE_INF;
     if (e->P == P && e->O == O) {
         if (e->lower > alpha) return e->lower;
         if (e->upper <= alpha) return e->upper;
-        int sq = e->move;
-        if (sq >= 0 && (moves >> sq & 1)) { /* the move that cut before, unsorted */
-            u64 f = bb_flips(P, O, sq);
-            best = -end_nws(s, O & ~f, P | f | (1ULL << sq), -alpha - 1, empties - 1,
-                            MOVES_UNKNOWN);
-            if (s->aborted) return 0;
-            moves &= ~(1ULL << sq);
-            if (best > alpha || !moves) {
-                small_store(e, P, O, alpha, best, sq);
-                return best;
-            }
-        }
     } else {
-        *e = (SmallEntry){P, O, -64, 64, MOVE_NONE};
+        *e = (SmallEntry){P, O, -64, 64};
     }
     EndMove list[MAX_MOVES];
     int n = gen_end_moves(P, O, moves, list, MOVE_NONE);
+    int best = -SCORE_INF;
     for (int i = 0; i < n; ++i) {
         end_pick(list, i, n);
         u64 f = list[i].flips;
@@ -553,12 +537,12 @@ static int end_nws_sorted(Search *s, u64 P, u64 O, int alpha, int empties, u64 m
         int v = -end_nws(s, nP, nO, -alpha - 1, empties - 1, list[i].replies);
         if (s->aborted) return 0;
         if (v > alpha) {
-            small_store(e, P, O, alpha, v, list[i].sq);
+            small_store(e, P, O, alpha, v);
             return v;
         }
         if (v > best) best = v;
     }
-    small_store(e, P, O, alpha, best, MOVE_NONE);
+    small_store(e, P, O, alpha, best);
     return best;
 }
 

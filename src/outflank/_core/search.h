@@ -28,7 +28,7 @@
  * (endgame.c): the transposition table from END_TT_MIN empties, sorted
  * moves and the small table below from END_SORT_MIN. */
 #ifndef END_TT_MIN
-#define END_TT_MIN 11
+#define END_TT_MIN 10
 #endif
 #ifndef END_SORT_MIN
 #define END_SORT_MIN 7
@@ -42,7 +42,6 @@
 typedef struct {
     u64 P, O;
     int8_t lower, upper;
-    int8_t move; /* the move that last cut here (tried first), or MOVE_NONE */
 } SmallEntry;
 
 typedef struct {
