@@ -586,16 +586,31 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves
         }
     }
     if (empties >= END_ETC_MIN) { /* enhanced transposition cut-off, before the ordering costs */
+        /* All the children's buckets are requested first, then probed:
+         * their cache misses overlap instead of following one another. */
+        u64 child_P[MAX_MOVES], child_O[MAX_MOVES];
+        int n_children = 0;
         for (u64 m = moves; m; m &= m - 1) {
             int sq = bb_first(m);
             u64 f = bb_flips(P, O, sq);
-            const TTEntry *c = tt_probe(&s->tt, O & ~f, P | f | (1ULL << sq), TT_TAG_END);
+            child_P[n_children] = O & ~f;
+            child_O[n_children] = P | f | (1ULL << sq);
+            tt_prefetch(&s->tt, child_P[n_children], child_O[n_children]);
+            ++n_children;
+        }
+        for (int i = 0; i < n_children; ++i) {
+            const TTEntry *c = tt_probe(&s->tt, child_P[i], child_O[i], TT_TAG_END);
             if (c && c->prec >= s->end_prec && -c->upper > alpha) return -c->upper;
         }
     }
     EndMove list[MAX_MOVES];
     int n = empties >= SHALLOW0_MIN ? gen_deep_moves(s, P, O, moves, list, MOVE_NONE, empties)
                                     : gen_end_moves(P, O, moves, list, MOVE_NONE);
+    if (empties > END_TT_MIN && empties < END_ETC_MIN) /* the children will probe the table */
+        for (int i = 0; i < n; ++i) {
+            u64 f = list[i].flips;
+            tt_prefetch(&s->tt, O & ~f, P | f | (1ULL << list[i].sq));
+        }
     for (int i = 0; i < n; ++i) {
         end_pick(list, i, n);
         u64 f = list[i].flips;
