@@ -316,16 +316,19 @@ static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties, u64 m
     ++s->nodes;
     int bound;
     if (stability_cut(P, O, alpha, empties, &bound)) return bound;
-    moves = known_moves(moves, P, O);
-    if (!moves) {
+    /* Unknown moves are not generated: each empty square is tried in
+     * parity order (the same order as the legal moves' in parity order). */
+    u64 squares = moves != MOVES_UNKNOWN ? moves : ~(P | O);
+    if (!squares) {
         if (!bb_moves(O, P)) return final_discs(P, O);
         return -end_nws_parity(s, O, P, -alpha - 1, empties, MOVES_UNKNOWN);
     }
     int x[8];
-    int nm = parity_order(moves, ~(P | O), x);
+    int nm = parity_order(squares, ~(P | O), x);
     int best = -SCORE_INF, v;
     for (int i = 0; i < nm; ++i) {
-        u64 f = bb_flips(P, O, x[i]);
+        u64 f = try_flips(P, O, x[i]);
+        if (!f) continue;
         u64 nP = O & ~f, nO = P | f | (1ULL << x[i]);
         if (empties == 5) {
             int r[4];
@@ -336,6 +339,10 @@ static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties, u64 m
         }
         if (v > alpha) return v;
         if (v > best) best = v;
+    }
+    if (best == -SCORE_INF) { /* no legal move among the empty squares: a pass */
+        if (!bb_moves(O, P)) return final_discs(P, O);
+        return -end_nws_parity(s, O, P, -alpha - 1, empties, MOVES_UNKNOWN);
     }
     return best;
 }
