@@ -319,10 +319,6 @@ static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties, u64 m
     /* Unknown moves are not generated: each empty square is tried in
      * parity order (the same order as the legal moves' in parity order). */
     u64 squares = moves != MOVES_UNKNOWN ? moves : ~(P | O);
-    if (!squares) {
-        if (!bb_moves(O, P)) return final_discs(P, O);
-        return -end_nws_parity(s, O, P, -alpha - 1, empties, MOVES_UNKNOWN);
-    }
     int x[8];
     int nm = parity_order(squares, ~(P | O), x);
     int best = -SCORE_INF, v;
@@ -340,7 +336,7 @@ static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties, u64 m
         if (v > alpha) return v;
         if (v > best) best = v;
     }
-    if (best == -SCORE_INF) { /* no legal move among the empty squares: a pass */
+    if (best == -SCORE_INF) { /* no legal move (none known, or none flips): a pass */
         if (!bb_moves(O, P)) return final_discs(P, O);
         return -end_nws_parity(s, O, P, -alpha - 1, empties, MOVES_UNKNOWN);
     }
