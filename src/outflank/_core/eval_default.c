@@ -18,11 +18,13 @@
  * on the numeric features. Every feature is invariant under the 8 board
  * symmetries, so the score is too.
  *
- * A pattern instance is read from a transformed board: the type's squares
- * are given as one mask in the a1 corner's orientation, and instance k reads
- * that mask on the board under symmetry k, so every instance lists its
- * squares in the same order (ascending bits of the mask). The squares are
- * gathered with BMI2's pext where the processor has it.
+ * A pattern type's squares are given as one mask in the a1 corner's
+ * orientation, and instance k is that mask seen through symmetry k: it
+ * reads the squares that symmetry k maps onto the mask, each standing for
+ * the digit of the square it maps to. The instance's squares are gathered
+ * straight from the board (with BMI2's pext where the processor has it)
+ * and a per-instance table turns the gathered bits into base-3 digits in
+ * the type's order.
  */
 #include "eval_default.h"
 #include "memory.h"
@@ -72,8 +74,14 @@ static int type_canon_off[EVAL_TYPES];
 static int canon_total;
 /* Raw index -> canonical id (within the type), one table per type. */
 static int *canon_of[EVAL_TYPES];
-/* Base-3 value of a 10-bit set (digit k = 1 where bit k is set). */
-static int b3[1024];
+/* Per instance: the squares it reads on the board (ascending), and the
+ * base-3 value of any subset of them, indexed by the subset gathered to the
+ * low bits: bit j (the j-th lowest square) adds 3^d, d the digit of the
+ * type's square it maps to. Instances that read their squares in the type's
+ * order share the first table; the others share one table per order. */
+static u64 inst_squares[EVAL_PATTERNS];
+static const uint16_t *inst_digits[EVAL_PATTERNS];
+static uint16_t digit_tables[EVAL_PATTERNS * 1024];
 /* Loaded weights per number of empties 0..60, in raw order. */
 static short *w_raw;                 /* [61][RAW_TOTAL] */
 #define W_RAW_BYTES ((size_t)61 * RAW_TOTAL * sizeof(short))
@@ -109,15 +117,6 @@ static u64 symmetry(u64 x, int k) {
     if (k & 2) x = flip_v(x);
     if (k & 4) x = transpose(x);
     return x;
-}
-
-/* The 8 images of x, indexed like symmetry(). */
-static inline void all_symmetries(u64 x, u64 out[8]) {
-    out[0] = x;
-    out[1] = flip_h(x);
-    out[2] = flip_v(x);
-    out[3] = flip_v(out[1]);
-    for (int k = 0; k < 4; ++k) out[k + 4] = transpose(out[k]);
 }
 
 static int pow3(int k) {
@@ -187,17 +186,59 @@ static inline unsigned pext_soft(u64 x, u64 mask) {
     return r;
 }
 
+/* Which table turns instance i's gathered bits into base-3 digits. */
+static int build_instance_reads(void) {
+    int used = 1024; /* the first table: digits in ascending order */
+    for (int b = 0; b < 1024; ++b) {
+        int v = 0;
+        for (int k = 0; k < 10; ++k)
+            if (b >> k & 1) v += pow3(k);
+        digit_tables[b] = (uint16_t)v;
+    }
+    int digit_of[EVAL_PATTERNS][10] = {{0}};
+    for (int i = 0; i < EVAL_PATTERNS; ++i) {
+        int t = INST_TYPE[i], k = INST_SYM[i];
+        u64 mask = TYPE_MASK[t], squares = 0;
+        for (int sq = 0; sq < 64; ++sq)
+            if (symmetry(1ULL << sq, k) & mask) squares |= 1ULL << sq;
+        inst_squares[i] = squares;
+        int n = 0, in_order = 1;
+        for (u64 m = squares; m; m &= m - 1, ++n) {
+            u64 image = symmetry(1ULL << bb_first(m), k);
+            digit_of[i][n] = bb_count(mask & (image - 1)); /* image's rank in the mask */
+            in_order &= digit_of[i][n] == n;
+        }
+        if (in_order) {
+            inst_digits[i] = digit_tables;
+            continue;
+        }
+        inst_digits[i] = NULL;
+        for (int j = 0; j < i && !inst_digits[i]; ++j)
+            if (inst_digits[j] != digit_tables && INST_TYPE[j] == t &&
+                memcmp(digit_of[j], digit_of[i], sizeof digit_of[i]) == 0)
+                inst_digits[i] = inst_digits[j];
+        if (inst_digits[i]) continue;
+        if (used + (1 << n) > EVAL_PATTERNS * 1024) return -1;
+        uint16_t *table = digit_tables + used;
+        for (int b = 0; b < 1 << n; ++b) {
+            int v = 0;
+            for (int j = 0; j < n; ++j)
+                if (b >> j & 1) v += pow3(digit_of[i][j]);
+            table[b] = (uint16_t)v;
+        }
+        inst_digits[i] = table;
+        used += 1 << n;
+    }
+    return 0;
+}
+
 /* raw[i]: instance i's index among the raw weights (its type's offset plus
- * the base-3 number of its squares: 0 empty, 1 mover, 2 opponent, digit d
- * for the d-th lowest square of the type's mask on the transformed board). */
+ * the base-3 number of its squares: 0 empty, 1 mover, 2 opponent). */
 #define RAW_INDICES(PEXT)                                                         \
-    u64 sp[8], so[8];                                                             \
-    all_symmetries(P, sp);                                                        \
-    all_symmetries(O, so);                                                        \
     _Pragma("GCC unroll 46") for (int i = 0; i < EVAL_PATTERNS; ++i) {            \
-        int t = INST_TYPE[i], k = INST_SYM[i];                                    \
-        u64 m = TYPE_MASK[t];                                                     \
-        raw[i] = TYPE_RAW_OFF[t] + b3[PEXT(sp[k], m)] + 2 * b3[PEXT(so[k], m)];   \
+        const uint16_t *digits = inst_digits[i];                                  \
+        u64 m = inst_squares[i];                                                  \
+        raw[i] = TYPE_RAW_OFF[INST_TYPE[i]] + digits[PEXT(P, m)] + 2 * digits[PEXT(O, m)]; \
     }
 
 static void raw_indices_soft(u64 P, u64 O, int raw[EVAL_PATTERNS]) { RAW_INDICES(pext_soft) }
@@ -221,13 +262,8 @@ static inline void raw_indices(u64 P, u64 O, int raw[EVAL_PATTERNS]) {
 
 void eval_default_init(void) {
     if (initialised) return;
-    for (int i = 0; i < 1024; ++i) {
-        int v = 0;
-        for (int k = 0; k < 10; ++k)
-            if (i >> k & 1) v += pow3(k);
-        b3[i] = v;
-    }
-    if (build_patterns() != 0) abort(); /* the tables above are wrong: a bug */
+    if (build_patterns() != 0 || build_instance_reads() != 0)
+        abort(); /* the tables above are wrong: a bug */
 #ifdef HAVE_PEXT_DISPATCH
     __builtin_cpu_init();
     /* OUTFLANK_NO_BMI2=1 forces the portable path (to test it) */
