@@ -238,7 +238,8 @@ static int build_instance_reads(void) {
     _Pragma("GCC unroll 46") for (int i = 0; i < EVAL_PATTERNS; ++i) {            \
         const uint16_t *digits = inst_digits[i];                                  \
         u64 m = inst_squares[i];                                                  \
-        raw[i] = TYPE_RAW_OFF[INST_TYPE[i]] + digits[PEXT(P, m)] + 2 * digits[PEXT(O, m)]; \
+        raw[i] = TYPE_RAW_OFF[INST_TYPE[i]] + digits[PEXT(P, m)];                 \
+        raw[i] += 2 * digits[PEXT(O, m)];                                         \
     }
 
 static void raw_indices_soft(u64 P, u64 O, int raw[EVAL_PATTERNS]) { RAW_INDICES(pext_soft) }
