@@ -147,7 +147,7 @@ static int build_patterns(void) {
             if (dup) continue;
             seen[n_seen++] = pre;
             if (n >= EVAL_PATTERNS || INST_TYPE[n] != t || INST_SYM[n] != k) return -1;
-            ++n;
+            inst_squares[n++] = pre;
         }
         int sqs[10], perm[8][10], i = 0;
         for (u64 m = mask; m; m &= m - 1) sqs[i++] = bb_first(m);
@@ -186,7 +186,8 @@ static inline unsigned pext_soft(u64 x, u64 mask) {
     return r;
 }
 
-/* Which table turns instance i's gathered bits into base-3 digits. */
+/* Which table turns instance i's gathered bits into base-3 digits (after
+ * build_patterns, which finds the instances' squares). */
 static int build_instance_reads(void) {
     int used = 1024; /* the first table: digits in ascending order */
     for (int b = 0; b < 1024; ++b) {
@@ -198,12 +199,9 @@ static int build_instance_reads(void) {
     int digit_of[EVAL_PATTERNS][10] = {{0}};
     for (int i = 0; i < EVAL_PATTERNS; ++i) {
         int t = INST_TYPE[i], k = INST_SYM[i];
-        u64 mask = TYPE_MASK[t], squares = 0;
-        for (int sq = 0; sq < 64; ++sq)
-            if (symmetry(1ULL << sq, k) & mask) squares |= 1ULL << sq;
-        inst_squares[i] = squares;
+        u64 mask = TYPE_MASK[t];
         int n = 0, in_order = 1;
-        for (u64 m = squares; m; m &= m - 1, ++n) {
+        for (u64 m = inst_squares[i]; m; m &= m - 1, ++n) {
             u64 image = symmetry(1ULL << bb_first(m), k);
             digit_of[i][n] = bb_count(mask & (image - 1)); /* image's rank in the mask */
             in_order &= digit_of[i][n] == n;
