@@ -14,7 +14,9 @@ Openings: the distinct positions (up to the 8 board symmetries) reached after
 --plies moves from the start, in a fixed pseudo-random order; each opening is
 played twice, once with each engine as black, so an unbalanced opening favours
 nobody (6 plies give 1,773 distinct openings; beyond that they repeat).
-Games run in --workers processes. The table reports A's results.
+Games run in --workers processes. The table reports A's results. Ctrl-C
+(SIGINT) or SIGTERM ends a long match early and still prints the table of
+the games finished so far, marked as interrupted.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -166,6 +169,8 @@ _SPECS: dict[str, Spec] = {}
 
 
 def _init_worker(spec_a: str, spec_b: str) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # and Pool.terminate() ends the workers
     for key, text in (("a", spec_a), ("b", spec_b)):
         _SPECS[key] = parse_spec(text)
         _ENGINES[key] = make_engine(_SPECS[key])
@@ -218,6 +223,7 @@ class Result:
     disc_sq: int = 0
     time_a: float = 0.0
     time_b: float = 0.0
+    interrupted: bool = False
 
     def add(self, diff: int, ta: float, tb: float) -> None:
         self.games += 1
@@ -256,7 +262,7 @@ def table(spec_a: str, spec_b: str, res: Result, seconds: float) -> str:
     rows = [
         ("A", spec_a),
         ("B", spec_b),
-        ("games", str(res.games)),
+        ("games", f"{res.games} (interrupted)" if res.interrupted else str(res.games)),
         ("A wins / draws / losses", f"{res.wins} / {res.draws} / {res.losses}"),
         ("A score", f"{100 * res.score:.1f} %"),
         ("A disc difference", f"{res.disc_mean:+.2f} +/- {res.disc_ci:.2f} (95 %)"),
@@ -286,20 +292,28 @@ def run_match(
     res = Result()
     start = time.perf_counter()
     with Pool(workers, initializer=_init_worker, initargs=(spec_a, spec_b)) as pool:
-        for done, (_i, diff, ta, tb) in enumerate(pool.imap_unordered(play_game, jobs), 1):
-            res.add(diff, ta, tb)
-            if not quiet:
-                print(
-                    f"\r{done}/{games} games  A {res.wins}-{res.draws}-{res.losses}"
-                    f"  score {100 * res.score:.1f} %",
-                    end="",
-                    file=sys.stderr,
-                    flush=True,
-                )
+        try:
+            for done, (_i, diff, ta, tb) in enumerate(pool.imap_unordered(play_game, jobs), 1):
+                res.add(diff, ta, tb)
+                if not quiet:
+                    print(
+                        f"\r{done}/{games} games  A {res.wins}-{res.draws}-{res.losses}"
+                        f"  score {100 * res.score:.1f} %",
+                        end="",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+        except KeyboardInterrupt:  # keep the finished games' results
+            res.interrupted = True
+            pool.terminate()
     if not quiet:
         print(file=sys.stderr)
     res.seconds = time.perf_counter() - start  # type: ignore[attr-defined]
     return res
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -313,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="worker processes")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, _interrupt)  # like Ctrl-C: stop, print what was played
+    signal.signal(signal.SIGINT, _interrupt)  # even where a background job ignores it
     try:
         res = run_match(args.a, args.b, args.games, args.plies, args.workers, args.quiet)
     except OutflankError as exc:

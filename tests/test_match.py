@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -84,3 +85,45 @@ def test_bad_arguments_exit_2() -> None:
     )
     assert proc.returncode == 2
     assert "search limit" in proc.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupted_match_prints_the_games_played(sig: signal.Signals) -> None:
+    """A long match stopped early still reports the finished games."""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(Path(ROOT, "bench", "match.py")),
+            "--a",
+            "default:depth=3",
+            "--b",
+            "heuristic:depth=3",
+            "--games",
+            "100000",
+            "--workers",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+    )
+    try:
+        assert proc.stderr is not None
+        progress = ""
+        while "games" not in progress:  # wait for the first finished game
+            char = proc.stderr.read(1)
+            assert char, "match.py ended before its first game"
+            progress += char
+        proc.send_signal(sig)
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0
+    rows = {k.strip(): v.strip() for k, v in (line.split("  ", 1) for line in out.splitlines())}
+    played = int(rows["games"].removesuffix(" (interrupted)"))
+    assert rows["games"].endswith("(interrupted)") and 1 <= played < 100000
+    wins, draws, losses = (int(x) for x in rows["A wins / draws / losses"].split(" / "))
+    assert wins + draws + losses == played
