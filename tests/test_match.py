@@ -17,6 +17,17 @@ import match
 from outflank.errors import OutflankError
 
 
+def match_cmd(args: str) -> list[str]:
+    """The command line running bench/match.py with these (space-separated) arguments."""
+    return [sys.executable, str(Path(ROOT, "bench", "match.py")), *args.split()]
+
+
+def match_table(out: str) -> dict[str, str]:
+    """The result table printed by bench/match.py, row name -> value."""
+    rows = (line.split("  ", 1) for line in out.splitlines())
+    return {k.strip(): v.strip() for k, v in rows}
+
+
 def test_parse_spec() -> None:
     spec = match.parse_spec("regions:depth=3,corner=40")
     assert (spec.kind, spec.name, spec.limits, spec.params) == (
@@ -41,27 +52,14 @@ def test_openings_are_distinct_and_deterministic() -> None:
 
 def test_tiny_match_in_a_subprocess() -> None:
     proc = subprocess.run(
-        [
-            sys.executable,
-            str(Path(ROOT, "bench", "match.py")),
-            "--a",
-            "default:depth=1",
-            "--b",
-            "heuristic:depth=1",
-            "--games",
-            "2",
-            "--workers",
-            "1",
-            "--quiet",
-        ],
+        match_cmd("--a default:depth=1 --b heuristic:depth=1 --games 2 --workers 1 --quiet"),
         capture_output=True,
         text=True,
         env=cli_env(),
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
-    rows = dict(line.split("  ", 1) for line in proc.stdout.splitlines())
-    rows = {k.strip(): v.strip() for k, v in rows.items()}
+    rows = match_table(proc.stdout)
     assert rows["games"] == "2"
     wins, draws, losses = (int(x) for x in rows["A wins / draws / losses"].split(" / "))
     assert wins + draws + losses == 2
@@ -70,14 +68,7 @@ def test_tiny_match_in_a_subprocess() -> None:
 
 def test_bad_arguments_exit_2() -> None:
     proc = subprocess.run(
-        [
-            sys.executable,
-            str(Path(ROOT, "bench", "match.py")),
-            "--a",
-            "default",
-            "--b",
-            "x:depth=1",
-        ],
+        match_cmd("--a default --b x:depth=1"),
         capture_output=True,
         text=True,
         env=cli_env(),
@@ -91,18 +82,7 @@ def test_bad_arguments_exit_2() -> None:
 def test_interrupted_match_prints_the_games_played(sig: signal.Signals) -> None:
     """A long match stopped early still reports the finished games."""
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(Path(ROOT, "bench", "match.py")),
-            "--a",
-            "default:depth=3",
-            "--b",
-            "heuristic:depth=3",
-            "--games",
-            "100000",
-            "--workers",
-            "1",
-        ],
+        match_cmd("--a default:depth=3 --b heuristic:depth=3 --games 100000 --workers 1"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -122,7 +102,7 @@ def test_interrupted_match_prints_the_games_played(sig: signal.Signals) -> None:
             proc.kill()
             proc.wait()
     assert proc.returncode == 0
-    rows = {k.strip(): v.strip() for k, v in (line.split("  ", 1) for line in out.splitlines())}
+    rows = match_table(out)
     played = int(rows["games"].removesuffix(" (interrupted)"))
     assert rows["games"].endswith("(interrupted)") and 1 <= played < 100000
     wins, draws, losses = (int(x) for x in rows["A wins / draws / losses"].split(" / "))
