@@ -334,6 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     except OutflankError as exc:
         print(f"match.py: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # before the first game started
+        print("match.py: interrupted before any game was played", file=sys.stderr)
+        return 130
     print(table(args.a, args.b, res, res.seconds))  # type: ignore[attr-defined]
     return 0
 
