@@ -112,3 +112,15 @@ def test_builds_export_only_their_init_function(module: str) -> None:
     ).stdout
     functions = [line.split()[-1] for line in out.splitlines() if line.split()[1:2] == ["T"]]
     assert functions == [f"PyInit_{module}"]
+
+
+def test_a_selective_midgame_search_is_the_same_tree() -> None:
+    # probable cut-offs must not depend on the build either
+    script = (
+        "from outflank.board import Board\n"
+        "from outflank.engine import Engine\n"
+        "b = Board.from_transcript('f5d6c3d3c4f4f6f3e6e7f7c5')\n"
+        "r = Engine(tt_mb=16, selective=1.5).search(b, depth=9)\n"
+        "print(r.score, r.best_move, r.nodes)\n"
+    )
+    assert _run_child(script, OUTFLANK_NO_AVX2="1") == _run_child(script, OUTFLANK_NO_AVX2="0")

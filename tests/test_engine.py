@@ -327,6 +327,34 @@ def test_bad_engine_settings_raise() -> None:
             Engine.level(n)  # type: ignore[arg-type]
     with pytest.raises(OutflankError):
         Engine.preset("grandmaster")
+    for t in (-0.5, 10.5, True, "1"):
+        with pytest.raises(OutflankError):
+            Engine(selective=t)  # type: ignore[arg-type]
+    engine = Engine(selective=1.0)
+    with pytest.raises(OutflankError):
+        engine.configure(selective=-1)
+    assert engine.selective == 1.0  # a rejected setting changes nothing
+
+
+def test_selective_search_cuts_nodes_and_stays_close() -> None:
+    """Probable cut-offs: far fewer nodes at the same depth, a similar score."""
+    for transcript in ("f5d6c3d3c4f4f6f3e6e7f7c5", "c4c5f6c3b5g7e3e6c2f3g3a5h8b3"):
+        board = Board.from_transcript(transcript)
+        full = Engine().search(board, depth=10)
+        selective = Engine(selective=1.5).search(board, depth=10)
+        assert selective.nodes < full.nodes / 2
+        assert selective.best_move in board.legal_moves
+        assert abs(selective.score - full.score) < 4  # discs
+        wider = Engine(selective=4.0).search(board, depth=10)
+        assert selective.nodes < wider.nodes  # a wider margin cuts less
+
+
+def test_selective_applies_to_the_default_evaluator_only() -> None:
+    board = random_position(7, 30)
+    for evaluator in ("weights", "heuristic"):
+        plain = Engine(evaluator).search(board, depth=6)
+        selective = Engine(evaluator, selective=1.0).search(board, depth=6)
+        assert (selective.score, selective.nodes) == (plain.score, plain.nodes)
 
 
 def test_on_info_reports_each_depth() -> None:

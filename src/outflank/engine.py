@@ -108,7 +108,7 @@ PRESETS: Final[dict[str, dict[str, Any]]] = {
     "default": {"evaluator": "default", "time": 1.0, "endgame": 20},
 }
 
-_ENGINE_KEYS: Final = ("depth", "time", "nodes", "endgame", "random", "seed")
+_ENGINE_KEYS: Final = ("depth", "time", "nodes", "endgame", "random", "selective", "seed")
 
 
 def _move(square: int) -> Move:
@@ -149,7 +149,11 @@ class Engine:
     evaluator (0 for the others) and then only applies where the depth
     reaches the end; a ``depth`` passed to a call is always honoured;
     ``random=p`` plays a random legal move with probability p in
-    :meth:`choose_move` (weak levels).
+    :meth:`choose_move` (weak levels). ``selective=t`` (``default``
+    evaluator, midgame searches) cuts a node at once where a search of
+    about half its depth clears the window by t standard deviations of
+    that prediction's error (probable cut-offs); 0, the default, searches
+    every node to full depth.
 
     One search at a time per engine (a lock guards it); separate engines
     may search in parallel threads, the GIL is released while they think.
@@ -165,6 +169,7 @@ class Engine:
         nodes: int | None = None,
         endgame: int | None = None,
         random: float = 0.0,
+        selective: float = 0.0,
         seed: int | None = None,
         **evaluator_params: Any,
     ) -> None:
@@ -181,9 +186,13 @@ class Engine:
         self.endgame = 20 if self._evaluator.name == "default" else 0
         self._endgame_set = False  # given explicitly (argument, level, preset, configure)
         self.random = 0.0
+        self.selective = 0.0
         self._rng = _rng(seed)
         self._stopped = False
-        self._set_limits(depth=depth, time=time, nodes=nodes, endgame=endgame, random=random)
+        self._set_limits(
+            depth=depth, time=time, nodes=nodes, endgame=endgame, random=random,
+            selective=selective,
+        )  # fmt: skip
 
     # ---------------------------------------------------------- construction
     @classmethod
@@ -248,6 +257,11 @@ class Engine:
             if isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p <= 1:
                 raise OutflankError(f"random must be a probability in 0..1, not {p!r}")
             self.random = float(p)
+        if "selective" in limits:
+            t = limits["selective"]
+            if isinstance(t, bool) or not isinstance(t, int | float) or not 0 <= t <= 10:
+                raise OutflankError(f"selective must be a number in 0..10, not {t!r}")
+            self.selective = float(t)
 
     # -------------------------------------------------------------- searching
     def stop(self) -> None:
@@ -339,7 +353,7 @@ class Engine:
         return self._searcher.search(
             board.player, board.opponent, mode=MODE_MID, depth=depth or MAX_DEPTH,
             time=time or 0.0, nodes=nodes or 0, callback=self._callback(on_info),
-            analyze=analyze,
+            analyze=analyze, selective=round(self.selective * 100),
         )  # fmt: skip
 
     def search(

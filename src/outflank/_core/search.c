@@ -54,6 +54,7 @@ void search_begin(Search *s, double time_limit, uint64_t node_limit) {
     s->pv_len[0] = 0;
     s->end_prec = TT_PREC_EXACT;
     s->pc_t = 0;
+    s->mpc_t = 0;
     s->presearch_depth = 0;
 }
 
@@ -115,6 +116,39 @@ static inline void pv_update(Search *s, int ply, int move) {
 
 #define CORNER_MASK 0x8100000000000081ULL
 
+/* Probable cut-offs (ProbCut): at a null-window node of depth >= MPC_MIN, a
+ * search of depth mpc_shallow(depth) predicts the deep score; a prediction
+ * that clears the window by mpc_t / 100 standard deviations of its error
+ * (MPC_SIGMA, 1/100 disc, measured by scripts/mpc_sigma.py) cuts the node. */
+#ifndef MPC_MIN
+#define MPC_MIN 3
+#endif
+#ifndef MPC_SIGMA_TABLE /* from depth 3 on; the last value serves every deeper search */
+#define MPC_SIGMA_TABLE 351, 297, 278, 380, 408, 338, 299, 375, 354, 336, 285, 330
+#endif
+static const int MPC_SIGMA[] = {0, 0, 0, MPC_SIGMA_TABLE};
+#define MPC_SIGMA_N ((int)(sizeof MPC_SIGMA / sizeof MPC_SIGMA[0]))
+
+static inline int mpc_shallow(int depth) { return 2 * (depth / 4) + (depth & 1); }
+
+/* With *cut set: beta (or alpha) when the shallow search predicts that the
+ * node fails high (or low), 0 when the search was stopped. *cut clear: no
+ * prediction, the node must be searched. */
+static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, int ply, int pv);
+
+static inline int probable_mid_cut(Search *s, u64 P, u64 O, int depth, int alpha, int beta,
+                                   int ply, int *cut) {
+    int sigma = MPC_SIGMA[depth < MPC_SIGMA_N ? depth : MPC_SIGMA_N - 1];
+    int margin = sigma * s->mpc_t / 100, d = mpc_shallow(depth);
+    *cut = 1;
+    int hi = beta + margin;
+    if (mid_search(s, P, O, d, hi - 1, hi, ply, 0) >= hi) return beta;
+    int lo = alpha - margin;
+    if (!s->aborted && mid_search(s, P, O, d, lo, lo + 1, ply, 0) <= lo) return alpha;
+    *cut = s->aborted;
+    return 0;
+}
+
 static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, int ply, int pv) {
     if (ply < MAX_PLY) s->pv_len[ply] = 0;
     ++s->nodes;
@@ -141,6 +175,11 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
                 if (e->lower == e->upper) return e->lower;
             }
         }
+    }
+
+    if (s->mpc_t && !pv && depth >= MPC_MIN && alpha > -SCORE_WIN && beta < SCORE_WIN) {
+        int cut, v = probable_mid_cut(s, P, O, depth, alpha, beta, ply, &cut);
+        if (cut) return v;
     }
 
     MoveItem list[MAX_MOVES];

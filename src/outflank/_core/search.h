@@ -67,6 +67,9 @@ typedef struct Search {
      * pc_t / 100 standard deviations */
     int end_prec;
     int pc_t;
+    /* midgame probable cut-offs (default evaluator only): a shallow search
+     * must clear the window by mpc_t / 100 standard deviations; 0: off */
+    int mpc_t;
     /* depth of the endgame pre-search's last completed iteration (its
      * best move is what an interrupted solve falls back on) */
     int presearch_depth;

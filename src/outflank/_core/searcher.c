@@ -178,26 +178,28 @@ static PyObject *moves_list(const RootMove *moves, int n) {
 
 PyDoc_STRVAR(search_doc,
              "search(player, opponent, mode=0, depth=60, time=0.0, nodes=0,\n"
-             "       callback=None, analyze=False) -> dict\n\n"
+             "       callback=None, analyze=False, selective=0) -> dict\n\n"
              "mode 0: iterative deepening to depth on evaluator scores; 1: exact\n"
              "endgame (disc difference); 2: win/draw/loss (-1, 0, +1 bounds); 3:\n"
              "probable endgame score (selective search with probable cut-offs).\n"
              "time (seconds) and nodes of 0 mean no limit. callback(depth, score,\n"
              "nodes, elapsed, pv) is called after every completed iteration with the\n"
-             "GIL held. analyze scores every root move with a full window. The\n"
-             "dict holds move, score, pv, depth, nodes, elapsed, aborted, moves.");
+             "GIL held. analyze scores every root move with a full window.\n"
+             "selective > 0 (mode 0, default evaluator): probable cut-offs where a\n"
+             "shallow search clears the window by selective / 100 standard\n"
+             "deviations of its error. The dict holds move, score, pv, depth, nodes, elapsed, aborted, moves.");
 
 static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"player", "opponent", "mode", "depth", "time",
-                             "nodes", "callback", "analyze", NULL};
+                             "nodes", "callback", "analyze", "selective", NULL};
     u64 P, O;
-    int mode = MODE_MID, depth = 60, analyze = 0;
+    int mode = MODE_MID, depth = 60, analyze = 0, selective = 0;
     double time_limit = 0;
     unsigned long long node_limit = 0;
     PyObject *callback = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&|iidKOp:search", kwlist, py_to_bitboard, &P,
-                                     py_to_bitboard, &O, &mode, &depth, &time_limit, &node_limit,
-                                     &callback, &analyze))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&|iidKOpi:search", kwlist, py_to_bitboard,
+                                     &P, py_to_bitboard, &O, &mode, &depth, &time_limit,
+                                     &node_limit, &callback, &analyze, &selective))
         return NULL;
     if (!py_check_disjoint(P, O) || !ready(self)) return NULL;
     if (mode < MODE_MID || mode > MODE_PROBABLE) {
@@ -210,6 +212,10 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     }
     if (!(time_limit >= 0)) {
         PyErr_SetString(PyExc_ValueError, "time must be >= 0");
+        return NULL;
+    }
+    if (selective < 0 || selective > 1000) {
+        PyErr_Format(PyExc_ValueError, "selective must be in 0..1000, not %d", selective);
         return NULL;
     }
     if (callback != Py_None && !PyCallable_Check(callback)) {
@@ -231,6 +237,8 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     int pv[MAX_PLY], pv_len = 0;
 
     if (mode == MODE_MID) {
+        /* probable cut-offs: only the default evaluator's errors were measured */
+        s->mpc_t = s->ev.kind == EVAL_DEFAULT ? selective : 0;
         for (int d = 1; d <= depth; ++d) {
             memcpy(work, moves, sizeof(RootMove) * (size_t)n);
             int v;

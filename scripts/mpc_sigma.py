@@ -1,0 +1,95 @@
+"""Measure the error of the midgame probable cut-off's shallow searches.
+
+The midgame search (``_core/search.c``) may cut a null-window node of depth
+D when a search of depth d = 2 * (D // 4) + D % 2 clears the window by a
+margin of t standard deviations of (score at D) - (score at d). This script
+plays self-play games with random moves mixed in, takes positions with
+``--min``..``--max`` empties, searches each to ``--depth`` plies with the
+``default`` evaluator and no probable cut-offs, and prints that standard
+deviation (1/100 disc) for every D: the values of ``MPC_SIGMA_TABLE``.
+
+Run:  python scripts/mpc_sigma.py --positions 200 --depth 12
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+from multiprocessing import Pool
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from outflank import _core  # noqa: E402
+from outflank.board import Board  # noqa: E402
+from outflank.engine import MODE_MID  # noqa: E402
+
+
+def shallow_depth(depth: int) -> int:
+    """The depth of the search that predicts a depth-``depth`` score."""
+    return 2 * (depth // 4) + depth % 2
+
+
+def sample_positions(count: int, lo: int, hi: int, seed: int) -> list[tuple[int, int]]:
+    """(player, opponent) bitboards from self-play games: one position per
+    game, its number of empties drawn from lo..hi."""
+    rng = random.Random(seed)
+    searcher = _core.Searcher(16)
+    positions: list[tuple[int, int]] = []
+    while len(positions) < count:
+        board, target = Board(), rng.randint(lo, hi)
+        while board.empties > target and not board.is_game_over():
+            moves = board.legal_moves
+            if len(moves) == 1 or rng.random() < 0.3:  # a forced pass, or a random move
+                board.push(rng.choice(moves))
+            else:
+                best = searcher.search(board.player, board.opponent, mode=MODE_MID, depth=2)
+                board.push(next(m for m in moves if m.square == best["move"]))
+        if board.empties == target and board.legal_moves:
+            positions.append((board.player, board.opponent))
+    return positions
+
+
+def depth_scores(args: tuple[int, int, int]) -> list[int]:
+    """Root scores of iterations 1..depth (run in a worker)."""
+    player, opponent, depth = args
+    searcher = _core.Searcher(16)
+    scores: list[int] = []
+    searcher.search(
+        player, opponent, mode=MODE_MID, depth=depth,
+        callback=lambda d, score, nodes, elapsed, pv: scores.append(score),
+    )  # fmt: skip
+    return scores
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--positions", type=int, default=200)
+    ap.add_argument("--depth", type=int, default=12, help="deepest search (plies)")
+    ap.add_argument("--min", type=int, default=20, help="fewest empties")
+    ap.add_argument("--max", type=int, default=50, help="most empties")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args()
+    positions = sample_positions(args.positions, args.min, args.max, args.seed)
+    with Pool(args.workers) as pool:
+        runs = pool.map(depth_scores, [(p, o, args.depth) for p, o in positions])
+    runs = [r for r in runs if len(r) == args.depth]  # games that ended early drop out
+    print(f"{len(runs)} positions, {args.min}-{args.max} empties")
+    print("depth  shallow  sigma (1/100 disc)  mean error")
+    sigmas = []
+    for depth in range(3, args.depth + 1):
+        d = shallow_depth(depth)
+        errors = [r[depth - 1] - r[d - 1] for r in runs]
+        sigma = statistics.pstdev(errors)
+        sigmas.append(round(sigma))
+        print(f"{depth:5}  {d:7}  {sigma:18.0f}  {statistics.fmean(errors):10.0f}")
+    print("MPC_SIGMA_TABLE", ", ".join(str(s) for s in sigmas))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
