@@ -74,7 +74,8 @@ class MoveScore:
     exact: bool
 
 
-#: Engine.level(n): evaluator, depth, time (s), exact endgame from, random-move chance.
+#: Engine.level(n): evaluator, depth, time (s), exact endgame from, random-move
+#: chance, probable cut-offs (see Engine).
 LEVELS: Final[dict[int, dict[str, Any]]] = {
     1: {"evaluator": "discs", "depth": 1, "random": 0.5},
     2: {"evaluator": "fish", "depth": 1, "random": 0.3},
@@ -93,9 +94,9 @@ LEVELS: Final[dict[int, dict[str, Any]]] = {
     15: {"evaluator": "default", "depth": 11, "endgame": 20, "time": 2.0},
     16: {"evaluator": "default", "depth": 12, "endgame": 20, "time": 3.0},
     17: {"evaluator": "default", "depth": 14, "endgame": 20, "time": 4.0},
-    18: {"evaluator": "default", "depth": 16, "endgame": 22, "time": 6.0},
-    19: {"evaluator": "default", "depth": 18, "endgame": 24, "time": 12.0},
-    20: {"evaluator": "default", "depth": MAX_DEPTH, "endgame": 26, "time": 24.0},
+    18: {"evaluator": "default", "depth": 16, "endgame": 22, "time": 6.0, "selective": 1.5},
+    19: {"evaluator": "default", "depth": 20, "endgame": 24, "time": 12.0, "selective": 1.5},
+    20: {"evaluator": "default", "depth": MAX_DEPTH, "endgame": 26, "time": 24.0, "selective": 1.5},
 }
 
 #: Engine.preset(name): the players of the seeds and the strong default.
@@ -105,7 +106,7 @@ PRESETS: Final[dict[str, dict[str, Any]]] = {
     "heuristic": {"evaluator": "heuristic", "depth": 4},
     "regions": {"evaluator": "regions", "depth": 4},
     "weights": {"evaluator": "weights", "depth": 4},
-    "default": {"evaluator": "default", "time": 1.0, "endgame": 20},
+    "default": {"evaluator": "default", "time": 1.0, "endgame": 20, "selective": 1.5},
 }
 
 _ENGINE_KEYS: Final = ("depth", "time", "nodes", "endgame", "random", "selective", "seed")
