@@ -130,23 +130,22 @@ static const int MPC_SIGMA[] = {0, 0, 0, MPC_SIGMA_TABLE};
 #define MPC_SIGMA_N ((int)(sizeof MPC_SIGMA / sizeof MPC_SIGMA[0]))
 
 static inline int mpc_shallow(int depth) { return 2 * (depth / 4) + (depth & 1); }
+#define MPC_NONE (-SCORE_INF)
 
-/* With *cut set: beta (or alpha) when the shallow search predicts that the
- * node fails high (or low), 0 when the search was stopped. *cut clear: no
- * prediction, the node must be searched. */
 static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, int ply, int pv);
 
+/* beta when the shallow search predicts that the node fails high, alpha
+ * when it predicts a fail low, MPC_NONE when it cannot tell (the node is
+ * then searched; a stopped search returns through its move loop). */
 static inline int probable_mid_cut(Search *s, u64 P, u64 O, int depth, int alpha, int beta,
-                                   int ply, int *cut) {
+                                   int ply) {
     int sigma = MPC_SIGMA[depth < MPC_SIGMA_N ? depth : MPC_SIGMA_N - 1];
     int margin = sigma * s->mpc_t / 100, d = mpc_shallow(depth);
-    *cut = 1;
     int hi = beta + margin;
     if (mid_search(s, P, O, d, hi - 1, hi, ply, 0) >= hi) return beta;
     int lo = alpha - margin;
-    if (!s->aborted && mid_search(s, P, O, d, lo, lo + 1, ply, 0) <= lo) return alpha;
-    *cut = s->aborted;
-    return 0;
+    if (mid_search(s, P, O, d, lo, lo + 1, ply, 0) <= lo) return alpha;
+    return MPC_NONE;
 }
 
 static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, int ply, int pv) {
@@ -178,8 +177,8 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
     }
 
     if (s->mpc_t && !pv && depth >= MPC_MIN && alpha > -SCORE_WIN && beta < SCORE_WIN) {
-        int cut, v = probable_mid_cut(s, P, O, depth, alpha, beta, ply, &cut);
-        if (cut) return v;
+        int v = probable_mid_cut(s, P, O, depth, alpha, beta, ply);
+        if (v != MPC_NONE) return v;
     }
 
     MoveItem list[MAX_MOVES];

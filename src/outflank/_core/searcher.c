@@ -187,7 +187,8 @@ PyDoc_STRVAR(search_doc,
              "GIL held. analyze scores every root move with a full window.\n"
              "selective > 0 (mode 0, default evaluator): probable cut-offs where a\n"
              "shallow search clears the window by selective / 100 standard\n"
-             "deviations of its error. The dict holds move, score, pv, depth, nodes, elapsed, aborted, moves.");
+             "deviations of its error. The dict holds move, score, pv, depth,\n"
+             "nodes, elapsed, aborted, moves.");
 
 static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"player", "opponent", "mode", "depth", "time",
