@@ -252,6 +252,23 @@ class Result:
         return 1.96 * math.sqrt(max(var, 0.0) / self.games)
 
     @property
+    def score_ci(self) -> float:
+        """Half-width of a 95 % confidence interval of the score (a fraction)."""
+        if self.games < 2:
+            return float("nan")
+        square_mean = (self.wins + 0.25 * self.draws) / self.games
+        var = (square_mean - self.score**2) * self.games / (self.games - 1)
+        return 1.96 * math.sqrt(max(var, 0.0) / self.games)
+
+    @property
+    def los(self) -> float:
+        """Likelihood of superiority: the chance that A is the stronger, from wins and losses."""
+        decisive = self.wins + self.losses
+        if not decisive:
+            return 0.5
+        return 0.5 * (1 + math.erf((self.wins - self.losses) / math.sqrt(2 * decisive)))
+
+    @property
     def elo(self) -> float:
         s = min(max(self.score, 1e-3), 1 - 1e-3)
         return -400 * math.log10(1 / s - 1)
@@ -264,7 +281,8 @@ def table(spec_a: str, spec_b: str, res: Result, seconds: float) -> str:
         ("B", spec_b),
         ("games", f"{res.games} (interrupted)" if res.interrupted else str(res.games)),
         ("A wins / draws / losses", f"{res.wins} / {res.draws} / {res.losses}"),
-        ("A score", f"{100 * res.score:.1f} %"),
+        ("A score", f"{100 * res.score:.1f} % +/- {100 * res.score_ci:.1f} (95 %)"),
+        ("A stronger (LOS)", f"{100 * res.los:.1f} %"),
         ("A disc difference", f"{res.disc_mean:+.2f} +/- {res.disc_ci:.2f} (95 %)"),
         ("Elo difference (A - B)", f"{res.elo:+.0f}"),
         (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import signal
 import subprocess
 import sys
@@ -50,6 +51,25 @@ def test_openings_are_distinct_and_deterministic() -> None:
     assert all(len(line) == 4 for line in lines)
 
 
+def result(wins: int, draws: int, losses: int) -> match.Result:
+    res = match.Result()
+    for diff in [2] * wins + [0] * draws + [-2] * losses:
+        res.add(diff, 0.0, 0.0)
+    return res
+
+
+def test_score_interval_and_likelihood_of_superiority() -> None:
+    res = result(6, 2, 2)  # points 1 x6, 0.5 x2, 0 x2: mean 0.7, sample variance 1.6 / 9
+    assert res.score == pytest.approx(0.7)
+    assert res.score_ci == pytest.approx(1.96 * (1.6 / 9 / 10) ** 0.5)
+    assert res.los == pytest.approx(0.5 * (1 + math.erf(4 / math.sqrt(16))))
+    even = result(3, 4, 3)
+    assert even.los == 0.5 and even.score == 0.5
+    assert result(0, 2, 0).los == 0.5 and result(0, 2, 0).score_ci == 0.0
+    assert math.isnan(result(1, 0, 0).score_ci)
+    assert result(0, 0, 9).los < 0.01 < 0.99 < result(9, 0, 0).los
+
+
 def test_tiny_match_in_a_subprocess() -> None:
     proc = subprocess.run(
         match_cmd("--a default:depth=1 --b heuristic:depth=1 --games 2 --workers 1 --quiet"),
@@ -63,7 +83,8 @@ def test_tiny_match_in_a_subprocess() -> None:
     assert rows["games"] == "2"
     wins, draws, losses = (int(x) for x in rows["A wins / draws / losses"].split(" / "))
     assert wins + draws + losses == 2
-    assert rows["A score"].endswith("%")
+    assert rows["A score"].endswith("(95 %)")
+    assert rows["A stronger (LOS)"].endswith("%")
 
 
 def test_bad_arguments_exit_2() -> None:
