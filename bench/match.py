@@ -211,6 +211,15 @@ def play_game(job: tuple[int, list[str], bool]) -> tuple[int, int, float, float]
 
 
 # ------------------------------------------------------------------ report
+def _half_width_95(total: float, total_sq: float, n: int) -> float:
+    """Half-width of a 95 % confidence interval of a mean, from n values'
+    sum and sum of squares (nan below two values)."""
+    if n < 2:
+        return float("nan")
+    var = (total_sq - total * total / n) / (n - 1)
+    return 1.96 * math.sqrt(max(var, 0.0) / n)
+
+
 @dataclass
 class Result:
     """A's results over a match."""
@@ -246,19 +255,13 @@ class Result:
     @property
     def disc_ci(self) -> float:
         """Half-width of a 95 % confidence interval of the mean disc difference."""
-        if self.games < 2:
-            return float("nan")
-        var = (self.disc_sq - self.games * self.disc_mean**2) / (self.games - 1)
-        return 1.96 * math.sqrt(max(var, 0.0) / self.games)
+        return _half_width_95(self.disc_sum, self.disc_sq, self.games)
 
     @property
     def score_ci(self) -> float:
         """Half-width of a 95 % confidence interval of the score (a fraction)."""
-        if self.games < 2:
-            return float("nan")
-        square_mean = (self.wins + 0.25 * self.draws) / self.games
-        var = (square_mean - self.score**2) * self.games / (self.games - 1)
-        return 1.96 * math.sqrt(max(var, 0.0) / self.games)
+        points = self.wins + 0.5 * self.draws
+        return _half_width_95(points, self.wins + 0.25 * self.draws, self.games)
 
     @property
     def los(self) -> float:
