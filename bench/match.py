@@ -4,12 +4,14 @@
     python bench/match.py --a level:6 --b level:5 --games 100 --workers 2
 
 A player spec is one of
-    EVALUATOR[:key=value,...]   an Engine(evaluator=EVALUATOR, ...); the keys
-                                depth, time (seconds) and nodes are search limits,
-                                any other key is passed to Engine() (tt_mb [default 16],
-                                endgame, corner=..)
-    level:N[:key=value,...]     Engine.level(N) with its own limits (or the given ones)
+    EVALUATOR[:key=value,...]   an Engine(evaluator=EVALUATOR, ...) with a search
+                                limit (depth, time in seconds or nodes); every key
+                                is passed to Engine() (tt_mb [default 16], endgame,
+                                random, seed, corner=..)
+    level:N[:key=value,...]     Engine.level(N) with its own settings (or the given ones)
     preset:NAME[:key=value,...] Engine.preset(NAME)
+Every move is the engine's choose_move, so random= and a level's exact
+endgame apply as they do in play.
 Openings: the distinct positions (up to the 8 board symmetries) reached after
 --plies moves from the start, in a fixed pseudo-random order; each opening is
 played twice, once with each engine as black, so an unbalanced opening favours
@@ -104,7 +106,9 @@ def make_engine(spec: Spec):
     """The Engine a spec describes."""
     from outflank.engine import Engine
 
-    params = {"tt_mb": DEFAULT_TT_MB, **spec.params}
+    # the limits become the engine's own, so its other settings (a level's
+    # exact endgame, random=) apply as they do in play
+    params = {"tt_mb": DEFAULT_TT_MB, **spec.params, **spec.limits}
     if spec.kind == "level":
         return Engine.level(int(spec.name), **params)
     if spec.kind == "preset":
@@ -177,10 +181,7 @@ def _init_worker(spec_a: str, spec_b: str) -> None:
 
 
 def _choose(key: str, board: Board) -> Move:
-    eng, spec = _ENGINES[key], _SPECS[key]
-    if spec.limits:
-        return eng.search(board, **spec.limits).best_move
-    return eng.choose_move(board)
+    return _ENGINES[key].choose_move(board)
 
 
 def play_game(job: tuple[int, list[str], bool]) -> tuple[int, int, float, float]:

@@ -15,6 +15,7 @@ from conftest import ROOT, cli_env
 sys.path.insert(0, str(ROOT / "bench"))
 
 import match
+from outflank.board import Board
 from outflank.errors import OutflankError
 
 
@@ -42,6 +43,22 @@ def test_parse_spec() -> None:
     for bad in ("", "default", "level:x", "default:depth", "default:depth=x", "level:"):
         with pytest.raises(OutflankError):
             match.parse_spec(bad)
+
+
+def test_a_specs_options_and_limits_are_the_engines_own() -> None:
+    # random= plays random moves and a level keeps its exact endgame under a
+    # depth override, as they do in play (a limit passed to each search
+    # used to drop both)
+    fish = match.make_engine(match.parse_spec("fish:depth=1,random=1,seed=5"))
+    assert (fish.depth, fish.random) == (1, 1.0)
+    level = match.make_engine(match.parse_spec("level:9:depth=3"))
+    assert (level.depth, level.endgame) == (3, 12)
+    board = Board()
+    while board.empties > 12:
+        board.push(fish.choose_move(board))  # random moves, but a fixed seed
+    assert not board.is_game_over() and level.search(board).exact
+    start = Board()
+    assert {fish.choose_move(start) for _ in range(40)} == set(start.legal_moves)
 
 
 def test_openings_are_distinct_and_deterministic() -> None:
