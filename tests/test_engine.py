@@ -391,7 +391,7 @@ def test_analyze_midgame_orders_moves() -> None:
 def test_levels_and_presets_choose_legal_moves() -> None:
     board = Board.from_transcript("f5d6c3d3c4")
     for n in LEVELS:
-        engine = Engine.level(n, time=0.05) if n >= 16 else Engine.level(n)
+        engine = Engine.level(n, time=0.05) if n >= 17 else Engine.level(n)
         assert engine.choose_move(board) in board.legal_moves
     for name in ("greedy", "minimax4", "heuristic", "regions", "weights", "default"):
         assert Engine.preset(name, time=0.05).choose_move(board) in board.legal_moves
@@ -401,16 +401,16 @@ def test_an_explicit_endgame_setting_solves_below_the_depth_limit() -> None:
     board = random_position(7, 12)
     assert board.empties == 12
     # a level: midgame depth 5, exact from 12 empties
-    assert Engine.level(10).search(board).exact
+    assert Engine.level(11).search(board).exact
     assert Engine(depth=3, endgame=12).search(board).exact
     # the implicit default (20) only applies where the depth reaches the end
     assert not Engine(depth=3).search(board).exact
     assert Engine(depth=12).search(board).exact
     # too many empties for the setting, or a depth given to the call itself
     assert not Engine(depth=3, endgame=11).search(board).exact
-    assert not Engine.level(10).search(board, depth=3).exact
-    assert not Engine.level(10).analyze(board, depth=3)[0].exact
-    assert Engine.level(10).analyze(board)[0].exact
+    assert not Engine.level(11).search(board, depth=3).exact
+    assert not Engine.level(11).analyze(board, depth=3)[0].exact
+    assert Engine.level(11).analyze(board)[0].exact
 
 
 def test_seed_004_lookahead_and_configure() -> None:

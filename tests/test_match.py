@@ -51,7 +51,7 @@ def test_a_specs_options_and_limits_are_the_engines_own() -> None:
     # used to drop both)
     fish = match.make_engine(match.parse_spec("fish:depth=1,random=1,seed=5"))
     assert (fish.depth, fish.random) == (1, 1.0)
-    level = match.make_engine(match.parse_spec("level:10:depth=3"))
+    level = match.make_engine(match.parse_spec("level:11:depth=3"))
     assert (level.depth, level.endgame) == (3, 12)
     board = Board()
     while board.empties > 12:

@@ -169,6 +169,6 @@ def test_deeper_engine_beats_greedy() -> None:
     wins = 0
     for opening in ("f5d6c3d3c4", "f5f6e6f4g5"):
         start = Board.from_transcript(opening)
-        wins += play_game(make_player("level:9"), GreedyPlayer(), start=start).margin > 0
-        wins += play_game(GreedyPlayer(), make_player("level:9"), start=start).margin < 0
+        wins += play_game(make_player("level:10"), GreedyPlayer(), start=start).margin > 0
+        wins += play_game(GreedyPlayer(), make_player("level:10"), start=start).margin < 0
     assert wins >= 3
