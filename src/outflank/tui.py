@@ -37,7 +37,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help=f"white player (default: level:N from --level); specs: {player_specs_help()}",
     )
-    parser.add_argument("--level", type=int, default=5, help="computer level 1-20 (default 5)")
+    parser.add_argument("--level", type=int, default=6, help="computer level 1-20 (default 6)")
     parser.add_argument(
         "--rules",
         choices=[r.value for r in Rules],

@@ -87,7 +87,7 @@ def _reject(args: argparse.Namespace, names: tuple[str, ...], owner: str) -> Non
 def _run_othello(args: argparse.Namespace) -> int:
     _reject(args, _SMALL_OPTIONS, "tictactoe|mnk|connect4")
     args.black = args.black or "human"  # --white defaults to level:N (outflank.tui)
-    args.level = 5 if args.level is None else args.level
+    args.level = 6 if args.level is None else args.level
     args.rules = args.rules or "othello"
     args.no_color = bool(args.no_color)
     if not 1 <= args.level <= 20:

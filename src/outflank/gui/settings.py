@@ -14,7 +14,7 @@ variable is unset); the first one found is read. Example::
     FLIPTIME = 0.45       ; seconds one disc takes to turn over
 
     [GAME]
-    AI = 5                ; a level 1-20, greedy, minimax4, heuristic, regions, weights, none
+    AI = 6                ; a level 1-20, greedy, minimax4, heuristic, regions, weights, none
     COLOUR = black        ; the human's colour
     RULES = othello       ; or reversi (the game ends when the mover cannot move)
     HINTTIME = 1.0        ; seconds the hint (H) may think
@@ -110,7 +110,7 @@ def _ai(text: str) -> AISpec:
         raise ValueError(str(exc)) from None
 
 
-_DEFAULT_AI = AISpec("level", level=5)
+_DEFAULT_AI = AISpec("level", level=6)
 
 
 @dataclass(frozen=True, slots=True)

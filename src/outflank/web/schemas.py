@@ -47,7 +47,7 @@ class PlayerSpec(_Strict):
         if self.ai is None:
             raise ValueError("an AI player needs 'ai': one of " + ", ".join(AI_KINDS))
         if self.ai == "level" and self.level is None:
-            self.level = 5
+            self.level = 6
         return self
 
 
@@ -55,7 +55,7 @@ class NewGame(_Strict):
     """``POST /api/games``: the two players, the rules and an optional start position."""
 
     black: PlayerSpec = Field(default_factory=PlayerSpec)
-    white: PlayerSpec = Field(default_factory=lambda: PlayerSpec(kind="ai", ai="level", level=5))
+    white: PlayerSpec = Field(default_factory=lambda: PlayerSpec(kind="ai", ai="level", level=6))
     rules: Literal["othello", "reversi"] = "othello"
     start: str | None = Field(
         default=None,

@@ -514,7 +514,7 @@ async function startGame(ev) {
   const opponent = opponentSpec(form);
   const body = { rules: form.rules.value };
   if (color === "watch") {
-    body.black = opponent.kind === "human" ? { kind: "ai", ai: "level", level: 5 } : opponent;
+    body.black = opponent.kind === "human" ? { kind: "ai", ai: "level", level: 6 } : opponent;
     body.white = body.black;
   } else {
     body[color] = { kind: "human" };
