@@ -16,6 +16,7 @@ import oracle
 from outflank import PASS, Board, Rules, _core
 from outflank.engine import LEVELS, Engine, MoveScore, SearchInfo, SearchResult
 from outflank.errors import GameOverError, OutflankError, SearchLimitError
+from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from outflank.obf import read_obf_file
 
 
@@ -386,6 +387,11 @@ def test_analyze_midgame_orders_moves() -> None:
 
 
 # ---------------------------------------------------- levels and presets
+
+
+def test_the_level_scale_matches_its_bounds() -> None:
+    assert list(LEVELS) == list(range(MIN_LEVEL, MAX_LEVEL + 1))
+    assert DEFAULT_LEVEL in LEVELS
 
 
 def test_levels_and_presets_choose_legal_moves() -> None:

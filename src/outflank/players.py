@@ -30,6 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from outflank.board import BLACK, Board, Color, Move
 from outflank.errors import OutflankError
+from outflank.levels import MAX_LEVEL, MIN_LEVEL
 
 __all__ = [
     "ENGINE_PRESETS",
@@ -289,8 +290,10 @@ class EnginePlayer(BasePlayer):
         except ImportError:
             raise OutflankError("the native engine (outflank.engine) is not available") from None
         if level is not None:
-            if not 1 <= level <= 20:
-                raise OutflankError(f"engine level must be in 1..20, not {level}")
+            if not MIN_LEVEL <= level <= MAX_LEVEL:
+                raise OutflankError(
+                    f"engine level must be in {MIN_LEVEL}..{MAX_LEVEL}, not {level}"
+                )
             self.engine = Engine.level(level)
             label = f"level:{level}"
         elif preset is not None:

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from outflank.board import BLACK, WHITE, Board, Color, Move, Rules
 from outflank.errors import OutflankError
+from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from outflank.players import BasePlayer, make_player, player_specs_help
 
 __all__ = ["configure", "main", "render_board", "run"]
@@ -37,7 +38,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help=f"white player (default: level:N from --level); specs: {player_specs_help()}",
     )
-    parser.add_argument("--level", type=int, default=6, help="computer level 1-20 (default 6)")
+    parser.add_argument(
+        "--level",
+        type=int,
+        default=DEFAULT_LEVEL,
+        help=f"computer level {MIN_LEVEL}-{MAX_LEVEL} (default {DEFAULT_LEVEL})",
+    )
     parser.add_argument(
         "--rules",
         choices=[r.value for r in Rules],
@@ -262,9 +268,9 @@ class TerminalGame:
 
 def run(args: argparse.Namespace) -> int:
     """Play one terminal game with the options of :func:`configure`."""
-    level = getattr(args, "level", None) or 5
-    if not 1 <= level <= 20:
-        raise OutflankError(f"level must be in 1..20, not {level}")
+    level = getattr(args, "level", None) or DEFAULT_LEVEL
+    if not MIN_LEVEL <= level <= MAX_LEVEL:
+        raise OutflankError(f"level must be in {MIN_LEVEL}..{MAX_LEVEL}, not {level}")
     black_spec = getattr(args, "black", None) or "human"
     white_spec = getattr(args, "white", None) or f"level:{level}"
     rules = Rules(getattr(args, "rules", "othello") or "othello")

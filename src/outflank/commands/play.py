@@ -16,6 +16,7 @@ import sys
 from outflank.errors import OutflankError
 from outflank.games import MNK, ConnectFour, Game, Searcher, TicTacToe
 from outflank.games.search import MAX_PLY, SearchResult
+from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 
 NAME = "play"
 HELP = "play tictactoe, mnk, connect4 or othello against the computer in the terminal"
@@ -87,11 +88,11 @@ def _reject(args: argparse.Namespace, names: tuple[str, ...], owner: str) -> Non
 def _run_othello(args: argparse.Namespace) -> int:
     _reject(args, _SMALL_OPTIONS, "tictactoe|mnk|connect4")
     args.black = args.black or "human"  # --white defaults to level:N (outflank.tui)
-    args.level = 6 if args.level is None else args.level
+    args.level = DEFAULT_LEVEL if args.level is None else args.level
     args.rules = args.rules or "othello"
     args.no_color = bool(args.no_color)
-    if not 1 <= args.level <= 20:
-        raise OutflankError(f"--level must be in 1..20, not {args.level}")
+    if not MIN_LEVEL <= args.level <= MAX_LEVEL:
+        raise OutflankError(f"--level must be in {MIN_LEVEL}..{MAX_LEVEL}, not {args.level}")
     try:
         tui = importlib.import_module("outflank.tui")
     except ModuleNotFoundError as exc:

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from outflank.board import Board, Move
 from outflank.errors import OutflankError
+from outflank.levels import MAX_LEVEL, MIN_LEVEL
 
 __all__ = [
     "LADDER",
@@ -36,7 +37,6 @@ PRESETS: dict[str, str] = {
     "weights": "weights (seed 002)",
     "default": "default evaluator",
 }
-MAX_LEVEL = 20
 _NO_AI = ("none", "off", "human", "no")
 
 
@@ -61,8 +61,8 @@ class AISpec:
                 break
         if key.isdigit():
             level = int(key)
-            if not 1 <= level <= MAX_LEVEL:
-                raise OutflankError(f"AI level must be in 1..{MAX_LEVEL}, not {level}")
+            if not MIN_LEVEL <= level <= MAX_LEVEL:
+                raise OutflankError(f"AI level must be in {MIN_LEVEL}..{MAX_LEVEL}, not {level}")
             return cls("level", level=level)
         if key in ("minimax", "minimaxdepth4"):
             key = "minimax4"
@@ -71,7 +71,7 @@ class AISpec:
         if key in _NO_AI:
             return cls("none")
         raise OutflankError(
-            f"unknown AI {text!r}: expected a level 1..{MAX_LEVEL}, "
+            f"unknown AI {text!r}: expected a level {MIN_LEVEL}..{MAX_LEVEL}, "
             f"one of {', '.join(PRESETS)}, or none"
         )
 
@@ -109,7 +109,7 @@ class AISpec:
 LADDER: list[AISpec] = [
     AISpec("preset", preset=name)
     for name in ("greedy", "minimax4", "heuristic", "regions", "weights")
-] + [AISpec("level", level=n) for n in range(1, MAX_LEVEL + 1)]
+] + [AISpec("level", level=n) for n in range(MIN_LEVEL, MAX_LEVEL + 1)]
 
 
 class EngineLike(Protocol):

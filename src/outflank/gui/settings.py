@@ -38,6 +38,7 @@ from typing import Any
 from outflank.board import Color, Rules
 from outflank.errors import OutflankError
 from outflank.gui.ai import AISpec
+from outflank.levels import DEFAULT_LEVEL
 
 __all__ = [
     "CONFIG_NAME",
@@ -110,7 +111,7 @@ def _ai(text: str) -> AISpec:
         raise ValueError(str(exc)) from None
 
 
-_DEFAULT_AI = AISpec("level", level=6)
+_DEFAULT_AI = AISpec("level", level=DEFAULT_LEVEL)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
+
 __all__ = [
     "AI_KINDS",
     "MoveRequest",
@@ -32,7 +34,7 @@ class PlayerSpec(_Strict):
 
     kind: Literal["human", "ai"] = "human"
     ai: Literal["level", "greedy", "minimax4", "heuristic", "regions"] | None = None
-    level: int | None = Field(default=None, ge=1, le=20)
+    level: int | None = Field(default=None, ge=MIN_LEVEL, le=MAX_LEVEL)
     corner: int = Field(default=30, ge=-50, le=50)
     edge: int = Field(default=5, ge=-50, le=50)
     x_square: int = Field(default=-20, ge=-50, le=50)
@@ -47,7 +49,7 @@ class PlayerSpec(_Strict):
         if self.ai is None:
             raise ValueError("an AI player needs 'ai': one of " + ", ".join(AI_KINDS))
         if self.ai == "level" and self.level is None:
-            self.level = 6
+            self.level = DEFAULT_LEVEL
         return self
 
 
@@ -55,7 +57,9 @@ class NewGame(_Strict):
     """``POST /api/games``: the two players, the rules and an optional start position."""
 
     black: PlayerSpec = Field(default_factory=PlayerSpec)
-    white: PlayerSpec = Field(default_factory=lambda: PlayerSpec(kind="ai", ai="level", level=6))
+    white: PlayerSpec = Field(
+        default_factory=lambda: PlayerSpec(kind="ai", ai="level", level=DEFAULT_LEVEL)
+    )
     rules: Literal["othello", "reversi"] = "othello"
     start: str | None = Field(
         default=None,
