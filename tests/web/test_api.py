@@ -8,6 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from outflank.board import Board
+from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from outflank.web.app import create_app
 from web.conftest import move, new_game
 
@@ -165,6 +166,7 @@ def test_list_games_and_info(client: TestClient) -> None:
     assert listed[0]["id"] == game_id and listed[0]["black"] == "Human"
     info = client.get("/api/info").json()
     assert {o["ai"] for o in info["opponents"]} >= {"level", "greedy", "regions"}
+    assert info["levels"] == {"min": MIN_LEVEL, "max": MAX_LEVEL, "default": DEFAULT_LEVEL}
 
 
 def test_long_poll_returns_newer_version(client: TestClient) -> None:

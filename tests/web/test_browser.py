@@ -274,3 +274,32 @@ def test_rest_fallback_without_websocket(server: str, browser: Any) -> None:
     page.wait_for_selector("circle.disc[data-square=d6][data-color=white]")
     page.wait_for_selector("#status:has-text('Your move (black)')")
     context.close()
+
+
+def test_level_scale_comes_from_the_server(server: str, browser: Any) -> None:
+    """The slider takes its range and default from /api/info, and a watched
+    game's engines play at that default."""
+    context = browser.new_context()
+    page = context.new_page()
+
+    def scale(route: Any) -> None:  # a server whose scale differs from the page's own
+        info = json.loads(route.fetch().text())
+        info["levels"] = {"min": 2, "max": 17, "default": 9}
+        route.fulfill(json=info)
+
+    page.route("**/api/info", scale)
+    page.goto(server + "/")
+    page.wait_for_selector("dialog#newgame[open]")
+    page.wait_for_function("document.getElementById('ng-level').max === '17'")
+    assert page.get_attribute("#ng-level", "min") == "2"
+    assert page.input_value("#ng-level") == "9"
+    assert page.text_content("#ng-level-out") == "9"
+    page.check("input[name=color][value=watch]")
+    page.select_option("#ng-opponent", "human")
+    page.click("#ng-start")
+    page.wait_for_url("**/game/*")
+    game_id = page.url.split("/game/")[1].split("?")[0]
+    with urllib.request.urlopen(f"{server}/api/games/{game_id}") as response:
+        state = json.load(response)
+    assert state["players"]["black"]["level"] == 9
+    context.close()

@@ -24,6 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from outflank import __version__
+from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from outflank.web.ai import OPPONENTS, engine_available
 from outflank.web.hub import Hub
 from outflank.web.schemas import MoveRequest, NewGame, PlayerUpdate, SeatRequest
@@ -113,11 +114,12 @@ def create_app(
     # ---------------------------------------------------------------- REST
     @app.get("/api/info")
     def info() -> dict[str, Any]:
-        """Server version and the opponents it offers."""
+        """Server version, the opponents it offers and the engine's level scale."""
         return {
             "version": __version__,
             "engine": engine_available(),
             "opponents": [{"ai": key, "name": name} for key, name in OPPONENTS.items()],
+            "levels": {"min": MIN_LEVEL, "max": MAX_LEVEL, "default": DEFAULT_LEVEL},
         }
 
     @app.post("/api/games", status_code=201)

@@ -514,7 +514,8 @@ async function startGame(ev) {
   const opponent = opponentSpec(form);
   const body = { rules: form.rules.value };
   if (color === "watch") {
-    body.black = opponent.kind === "human" ? { kind: "ai", ai: "level", level: 6 } : opponent;
+    const level = Number($("ng-level").defaultValue);
+    body.black = opponent.kind === "human" ? { kind: "ai", ai: "level", level } : opponent;
     body.white = body.black;
   } else {
     body[color] = { kind: "human" };
@@ -603,5 +604,21 @@ function wire() {
   window.addEventListener("popstate", route);
 }
 
+// The level slider's range and default come from the server (GET /api/info);
+// the page's own values only stand in until they arrive.
+async function loadLevels() {
+  try {
+    const { levels } = await request("GET", "/api/info");
+    const slider = $("ng-level");
+    slider.min = String(levels.min);
+    slider.max = String(levels.max);
+    slider.defaultValue = String(levels.default); // moves the value too unless the user has
+    $("ng-level-out").textContent = slider.value;
+  } catch (err) {
+    console.warn("level scale not loaded; the page's defaults stay", err);
+  }
+}
+
 wire();
+loadLevels();
 route();
