@@ -386,6 +386,27 @@ def test_analyze_midgame_orders_moves() -> None:
     assert values[0] == best.score
 
 
+@pytest.mark.parametrize("transcript", ["", "f5f6e6f4e3", "f5d6c3d3c4f4f6"])
+def test_analyze_does_not_depend_on_earlier_searches(transcript: str) -> None:
+    """Deeper results a previous search left in the table (finished, or cut
+    short by a node limit) must not leak into an analysis of another depth:
+    the start position's four symmetric moves once came out 3.21, 3.21,
+    1.82 and 1.78 at depth 15 after a stopped search."""
+    board = Board.from_transcript(transcript)
+
+    def scores(engine: Engine, depth: int) -> dict[str, float]:
+        return {str(s.move): s.score for s in engine.analyze(board, depth=depth)}
+
+    for depth in (4, 6, 7):
+        fresh = scores(Engine(), depth)
+        deeper = Engine()
+        deeper.search(board, depth=depth + 2)
+        stopped = Engine()
+        stopped.search(board, depth=depth + 3, nodes=20_000)
+        assert scores(deeper, depth) == fresh
+        assert scores(stopped, depth) == fresh
+
+
 # ---------------------------------------------------- levels and presets
 
 

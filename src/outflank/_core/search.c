@@ -56,6 +56,7 @@ void search_begin(Search *s, double time_limit, uint64_t node_limit) {
     s->pc_t = 0;
     s->mpc_t = 0;
     s->presearch_depth = 0;
+    s->fresh_cuts = 0;
 }
 
 void search_poll(Search *s) {
@@ -168,7 +169,7 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
         const TTEntry *e = tt_probe(&s->tt, P, O, s->eval_tag);
         if (e) {
             if (e->move < 64) tt_move = e->move;
-            if (e->depth >= depth && !pv) {
+            if (e->depth >= depth && !pv && (!s->fresh_cuts || e->age == s->tt.age)) {
                 if (e->lower >= beta) return e->lower;
                 if (e->upper <= alpha) return e->upper;
                 if (e->lower == e->upper) return e->lower;

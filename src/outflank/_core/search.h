@@ -73,6 +73,10 @@ typedef struct Search {
     /* depth of the endgame pre-search's last completed iteration (its
      * best move is what an interrupted solve falls back on) */
     int presearch_depth;
+    /* analysis: midgame table cut-offs only from entries this search wrote
+     * (older ones, perhaps of another depth, still order the moves), so
+     * every move's score is of the asked depth whatever ran before */
+    int fresh_cuts;
     /* statistics */
     uint64_t nodes;
     SmallEntry end_small[END_TT_MIN - END_SORT_MIN][END_SMALL_SIZE];

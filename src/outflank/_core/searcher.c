@@ -240,6 +240,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     if (mode == MODE_MID) {
         /* probable cut-offs: only the default evaluator's errors were measured */
         s->mpc_t = s->ev.kind == EVAL_DEFAULT ? selective : 0;
+        s->fresh_cuts = analyze;
         for (int d = 1; d <= depth; ++d) {
             memcpy(work, moves, sizeof(RootMove) * (size_t)n);
             int v;

@@ -58,7 +58,7 @@ void tt_store_prec(TT *tt, u64 P, u64 O, int tag, int depth, int alpha, int beta
                 fill(e, P, O, tag, depth, lower, upper, move == 255 ? e->move : move, tt->age, prec);
                 return;
             }
-            if (e->depth == depth) { /* same search depth: tighten the bounds */
+            if (e->depth == depth && e->age == tt->age) { /* this search, same depth: tighten */
                 if (lower > e->lower) e->lower = lower;
                 if (upper < e->upper) e->upper = upper;
                 if (e->lower > e->upper) { /* inconsistent (search instability) */
