@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -143,6 +145,35 @@ def test_binary_input_is_refused(tmp_path: Path) -> None:
     with pytest.raises(OutflankError, match="not a text file"):
         run_task(path, tmp_path / "output.txt")
     assert not (tmp_path / "output.txt").exists()
+
+
+def test_greedy_log_only_is_refused_and_keeps_an_old_output(tmp_path: Path) -> None:
+    (tmp_path / "input.txt").write_text(SEED_INPUT)
+    (tmp_path / "output.txt").write_text("old answer\n")
+    done = run_cli("alphabeta", "--greedy", "--log-only", cwd=tmp_path)
+    assert done.returncode == 2 and "greedy has no traverse log" in done.stderr
+    assert (tmp_path / "output.txt").read_text() == "old answer\n"
+
+
+def test_output_keeps_its_permissions_or_gets_the_umask(tmp_path: Path) -> None:
+    (tmp_path / "input.txt").write_text(SEED_INPUT)
+    old = tmp_path / "old.txt"
+    old.write_text("old answer\n")
+    old.chmod(0o640)
+    run_task(tmp_path / "input.txt", old)
+    assert stat.S_IMODE(old.stat().st_mode) == 0o640 and old.read_text() != "old answer\n"
+    umask = os.umask(0o022)
+    try:
+        run_task(tmp_path / "input.txt", tmp_path / "new.txt")
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE((tmp_path / "new.txt").stat().st_mode) == 0o644
+
+
+def test_output_in_a_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "input.txt").write_text(SEED_INPUT)
+    with pytest.raises(OutflankError, match=r"cannot write .*: no folder .*nowhere"):
+        run_task(tmp_path / "input.txt", tmp_path / "nowhere" / "output.txt")
 
 
 def test_variants_through_the_cli(tmp_path: Path) -> None:

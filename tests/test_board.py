@@ -141,3 +141,11 @@ def test_pop_empty_raises() -> None:
 def test_overlapping_bitboards_rejected() -> None:
     with pytest.raises(InvalidBoardError):
         Board(black=1, white=1)
+
+
+def test_bad_turn_or_rules_rejected() -> None:
+    with pytest.raises(InvalidBoardError, match="turn must be BLACK or WHITE, not 5"):
+        Board(0, 0, 5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidBoardError, match="unknown rules 'foo'"):
+        Board(rules="foo")
+    assert Board(rules="reversi").rules is Rules.REVERSI

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -55,6 +56,50 @@ def test_solve_bad_file_is_a_clean_error(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
 
 
+def test_solve_without_memory_for_the_table_is_a_clean_error(ffo_dir: Path) -> None:
+    """A table the machine cannot give (here: the process may map 3 GiB)."""
+
+    def cap_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "outflank", "solve", str(ffo_dir / "fforum-1-19.obf"),
+         "--tt-mb", "8192", "--no-progress"],
+        capture_output=True, text=True, env=cli_env(), timeout=120, preexec_fn=cap_memory,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == (
+        "outflank solve: error: cannot allocate 8192 MiB for the transposition table:"
+        " ask for less (tt_mb)\n"
+    )
+
+
+def test_files_may_start_with_a_byte_order_mark(ffo_dir: Path, tmp_path: Path) -> None:
+    line = (ffo_dir / "fforum-1-19.obf").read_text().splitlines()[0]
+    suite = tmp_path / "bom.obf"
+    suite.write_text(line + "\n", encoding="utf-8-sig")
+    proc = run("solve", str(suite), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[1].split()[1:6] == ["14", "g8", "+18", "+18", "yes"]
+    game = tmp_path / "bom.ggf"
+    game.write_text("(;GM[Othello]PC[x]PB[a]PW[b]TY[8]BO[8 "
+                    "---------------------------O*------*O--------------------------- *]"
+                    "B[f5]W[d6];)\n", encoding="utf-8-sig")  # fmt: skip
+    proc = run("replay", str(game), "--final")
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_files_that_are_not_text_are_clean_errors(tmp_path: Path) -> None:
+    binary = tmp_path / "binary.ggf"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00f5d6")
+    for command in ("replay", "solve"):
+        proc = run(command, str(binary))
+        assert proc.returncode == 2 and "not a text file" in proc.stderr, proc.stderr
+        proc = run(command, str(tmp_path))
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.strip().endswith(f"{tmp_path}: Is a directory"), proc.stderr
+
+
 def test_analyze_streams_depths_then_every_move() -> None:
     proc = run("analyze", "f5d6c3", "--depth", "4")
     assert proc.returncode == 0, proc.stderr
@@ -79,3 +124,4 @@ def test_analyze_bad_input() -> None:
         proc = run("analyze", *args)
         assert proc.returncode == 2, args
         assert "Traceback" not in proc.stderr
+        assert proc.stdout == ""  # no board printed before the error

@@ -124,12 +124,24 @@ def test_bad_lines_are_answered_and_the_engine_lives_on() -> None:
         engine.send(bad)
         said = engine.until(lambda s: s.startswith("status error"))
         assert said[-1].startswith("status error: ")
+    engine.send("set GAME (;GM[Othello]PC[x]PB[a]PW[b]TY[8]BO[8 " + "-" * 27 + "O*------*O"
+                + "-" * 27 + " *]B[f5];)")  # fmt: skip
     engine.send("ping 5")
     engine.until(lambda s: s == "pong 5")
     engine.send("go")
     said = engine.until(lambda s: s.startswith("==="))
-    assert parse_engine_move(said[-1]).move in Board().legal_moves
+    assert parse_engine_move(said[-1]).move in Board.from_transcript("f5").legal_moves
     assert engine.close() == 0
+
+
+@pytest.mark.parametrize("level", ["0", "99", "-3"])
+def test_a_level_off_the_scale_is_refused_at_start(level: str) -> None:
+    done = subprocess.run(
+        [*ENGINE, "--level", level], input="quit\n", capture_output=True, text=True,
+        env=cli_env(), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr == f"outflank nboard: error: --level must be in 1..20, not {level}\n"
 
 
 def test_outflank_client_drives_outflank_engine_through_a_game() -> None:

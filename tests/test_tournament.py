@@ -48,7 +48,9 @@ def test_plan_pairs_every_opening_with_both_colours() -> None:
         (["greedy"], {}, "at least two"),
         (["greedy", "greedy"], {}, "only once"),
         (["greedy", "random"], {"openings": 99}, "openings"),
-        (["greedy", "random"], {"openings": ["z9z9"]}, "transcript"),
+        (["greedy", "random"], {"openings": ["z9z9"]}, "unknown opening 'z9z9'"),
+        (["greedy", "random"], {"openings": ["f5f5"]}, "opening 'f5f5': transcript move 2"),
+        (["greedy", "random"], {"openings": ["tiger", "f5d6c3d3c4"]}, "given twice"),
         (["greedy", "random"], {"rounds": 0}, "rounds"),
     ],
 )
@@ -62,6 +64,8 @@ def test_bad_specs_refused_before_playing() -> None:
         run_tournament(["greedy", "grandmaster"])
     with pytest.raises(OutflankError, match="human"):
         run_tournament(["greedy", "human"])
+    with pytest.raises(OutflankError, match="workers must be at least 1"):
+        run_tournament(["greedy", "random"], workers=0)
 
 
 def test_three_players_in_parallel_give_a_sane_table(tmp_path: Path) -> None:
@@ -177,3 +181,16 @@ def test_void_games_are_kept_but_not_rated() -> None:
     assert {s.name: s.games for s in table} == {"a": 3, "b": 3}
     result = TournamentResult(["a", "b"], [*played, void], table)
     assert "3/3" in result.crosstable() and "0/3" in result.crosstable()
+
+
+def test_a_reused_folder_holds_only_the_new_games(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "0099_old_vs_run.ggf").write_text("(;GM[Othello];)\n")
+    (games / "notes.txt").write_text("mine\n")
+    run_tournament(["greedy", "random:1"], openings=1, out_dir=tmp_path, plot=False)
+    assert sorted(p.name for p in games.iterdir()) == [
+        "0001_greedy_vs_random_1.ggf",
+        "0002_random_1_vs_greedy.ggf",
+        "notes.txt",
+    ]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,8 +170,17 @@ def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` (LF line ends, UTF-8) to ``path`` through a temporary file
     and a rename, so ``path`` is either the old file or the complete new one."""
     directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise OutflankError(f"cannot write {path}: no folder {directory}")
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)  # an existing file keeps its permissions
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask  # a new file gets what open() would give it
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         os.replace(temp, path)
@@ -203,6 +213,8 @@ def run_task(
     With ``output_path=None`` nothing is written. Bad input raises
     :class:`OutflankError` (prefixed with the input's name) before any file is touched.
     """
+    if log_only and algorithm == "greedy":
+        raise OutflankError("greedy has no traverse log: log_only would write nothing")
     text = read_text(input_path)
     try:
         task = parse_task(text)

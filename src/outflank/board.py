@@ -217,10 +217,17 @@ class Board:
             raise InvalidBoardError("bitboards must be in 0 .. 2**64-1")
         if black & white:
             raise InvalidBoardError("a square cannot hold both a black and a white disc")
+        try:
+            self._turn = Color(turn)
+        except ValueError:
+            raise InvalidBoardError(f"turn must be BLACK or WHITE, not {turn!r}") from None
+        try:
+            self._rules = Rules(rules)
+        except ValueError:
+            names = ", ".join(repr(r.value) for r in Rules)
+            raise InvalidBoardError(f"unknown rules {rules!r} (one of {names})") from None
         self._black = black
         self._white = white
-        self._turn = Color(turn)
-        self._rules = Rules(rules)
         self._stack: list[tuple[Move, int, int, Color]] = []
 
     # ------------------------------------------------------------------ state

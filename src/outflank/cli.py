@@ -48,8 +48,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Point stdout at /dev/null so the interpreter's final flush is quiet.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except OSError as exc:
-        print(f"outflank {args.command}: error: {exc}", file=sys.stderr)
+    except OSError as exc:  # a file that cannot be read or written
+        reason = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else exc
+        print(f"outflank {args.command}: error: {reason}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

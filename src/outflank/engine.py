@@ -138,6 +138,18 @@ def _check_nodes(nodes: Any) -> int:
     return nodes
 
 
+def check_limits(
+    depth: Any = None, time: Any = None, nodes: Any = None
+) -> tuple[int | None, float | None, int | None]:
+    """Search limits checked as :meth:`Engine.search` checks them (``None``:
+    no such limit); raises :class:`SearchLimitError` for an impossible one."""
+    return (
+        None if depth is None else _check_depth(depth),
+        None if time is None else _check_time(time),
+        None if nodes is None else _check_nodes(nodes),
+    )
+
+
 class Engine:
     """A native alpha-beta engine with its own evaluator, limits and table.
 
@@ -177,7 +189,12 @@ class Engine:
         if isinstance(tt_mb, bool) or not isinstance(tt_mb, int) or not 1 <= tt_mb <= 65536:
             raise OutflankError(f"tt_mb must be an int in 1..65536, not {tt_mb!r}")
         self._lock = threading.Lock()
-        self._searcher = _core.Searcher(tt_mb)
+        try:
+            self._searcher = _core.Searcher(tt_mb)
+        except MemoryError:
+            raise OutflankError(
+                f"cannot allocate {tt_mb} MiB for the transposition table: ask for less (tt_mb)"
+            ) from None
         self._evaluator = make_evaluator(evaluator, **evaluator_params)
         self._reversi = False
         self._evaluator.configure(self._searcher)
@@ -293,11 +310,7 @@ class Engine:
             depth, time, nodes = self.depth, self.time, self.nodes
             if depth is None and time is None and nodes is None:
                 time = DEFAULT_TIME
-        return (
-            None if depth is None else _check_depth(depth),
-            None if time is None else _check_time(time),
-            None if nodes is None else _check_nodes(nodes),
-        )
+        return check_limits(depth, time, nodes)
 
     def _solves(self, board: Board, depth: int | None, depth_in_call: bool) -> bool:
         """Solve exactly? Within ``endgame`` empties, if the depth reaches the

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from outflank.board import BLACK, PASS, Board, Color, Move, Rules
 from outflank.errors import IllegalMoveError, InvalidBoardError, InvalidMoveError
+from outflank.textfile import read_text_file
 
 __all__ = [
     "GameRecord",
@@ -451,7 +452,7 @@ def load_game(text: str) -> GameRecord:
 
 def read_ggf_file(path: str | Path) -> list[GameRecord]:
     """All games of a GGF file; a file of transcripts (one a line) works too."""
-    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    text = read_text_file(path)
     if text.lstrip().startswith("("):
         try:
             return parse_ggf_games(text)

@@ -272,7 +272,7 @@ class NBoardServer:
             self.depth = depth
             self.send(f"set myname {self.name}")
         elif what == "game":
-            text = line.split("game", 1)[1].strip()
+            text = line.split(None, 2)[2] if len(line.split(None, 2)) == 3 else ""
             try:
                 record = parse_ggf(text)
                 board = record.board()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from outflank.board import Board, Move
 from outflank.errors import InvalidBoardError, OutflankError
+from outflank.textfile import read_text_file
 
 __all__ = ["ObfEntry", "parse_obf_line", "read_obf_file"]
 
@@ -69,8 +70,5 @@ def iter_obf(text: str, source: str = "<string>") -> Iterator[ObfEntry]:
 def read_obf_file(path: str | Path) -> list[ObfEntry]:
     """Every position of an OBF file; errors name the file and the line."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InvalidBoardError(f"{path}: not a text file") from None
+    text = read_text_file(path)
     return list(iter_obf(text, str(path)))

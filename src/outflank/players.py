@@ -286,7 +286,7 @@ class EnginePlayer(BasePlayer):
         **params: Any,
     ) -> None:
         try:
-            from outflank.engine import Engine
+            from outflank.engine import Engine, check_limits
         except ImportError:
             raise OutflankError("the native engine (outflank.engine) is not available") from None
         if level is not None:
@@ -303,12 +303,7 @@ class EnginePlayer(BasePlayer):
             self.engine = Engine(evaluator=evaluator, **params)
             extra = "".join(f",{k}={v}" for k, v in params.items())
             label = f"engine:evaluator={evaluator}{extra}"
-        if depth is not None and not 1 <= depth <= 60:
-            raise OutflankError(f"engine depth must be in 1..60, not {depth}")
-        if time is not None and not time > 0:
-            raise OutflankError(f"engine time must be positive, not {time}")
-        self.depth = depth
-        self.time = time
+        self.depth, self.time, _ = check_limits(depth, time)
         self._rng = random.Random(seed)
         if depth is not None:
             label += f",depth={depth}"

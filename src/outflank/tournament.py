@@ -19,6 +19,7 @@ import contextlib
 import json
 import math
 import random
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -175,14 +176,24 @@ def _openings(openings: int | Sequence[str] | None) -> list[tuple[str, str]]:
         if not 1 <= openings <= len(named):
             raise OutflankError(f"openings must be in 1..{len(named)}, not {openings}")
         return named[:openings]
-    chosen = []
+    chosen: list[tuple[str, str]] = []
     for item in openings:
         key = item.strip().lower()
         if key in OPENINGS:
             chosen.append((key, OPENINGS[key]))
-        else:
-            Board.from_transcript(key)  # raises a clear error if it is not legal
+        elif re.fullmatch(r"([a-h][1-8])+", key):
+            try:
+                Board.from_transcript(key)
+            except OutflankError as exc:
+                raise OutflankError(f"opening {key!r}: {exc}") from None
             chosen.append((key, key))
+        else:
+            raise OutflankError(
+                f"unknown opening {key!r}: give one of {', '.join(OPENINGS)} or a transcript"
+                " such as f5d6c3"
+            )
+        if chosen[-1][1] in (moves for _, moves in chosen[:-1]):
+            raise OutflankError(f"opening {key!r} is given twice")
     if not chosen:
         raise OutflankError("no openings given")
     return chosen
@@ -431,6 +442,8 @@ def save_results(result: TournamentResult, out_dir: Path, *, plot: bool = True) 
     out_dir.mkdir(parents=True, exist_ok=True)
     games_dir = out_dir / "games"
     games_dir.mkdir(exist_ok=True)
+    for old in games_dir.glob("[0-9][0-9][0-9][0-9]_*_vs_*.ggf"):  # an earlier run's games
+        old.unlink()
     written = []
     for g in sorted(result.games, key=lambda g: g.number):
         path = games_dir / f"{g.number:04d}_{_safe(g.black)}_vs_{_safe(g.white)}.ggf"
@@ -508,6 +521,8 @@ def run_tournament(
     ``on_game(outcome, done, total)`` is called after each game (progress).
     Bad player specs are refused before any game starts.
     """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise OutflankError(f"workers must be at least 1, not {workers!r}")
     players = [p.strip() for p in players]
     for spec in players:
         if spec.lower() == "human":

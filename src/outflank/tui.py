@@ -100,7 +100,7 @@ class TerminalGame:
         *,
         rules: Rules = Rules.OTHELLO,
         color: bool = False,
-        level: int = 5,
+        level: int = DEFAULT_LEVEL,
         read: Callable[[str], str | None] | None = None,
         out: TextIO | None = None,
     ) -> None:

@@ -84,6 +84,15 @@ def test_evaluations_cover_every_position(client: TestClient) -> None:
     assert len(values) == 5 and all(isinstance(v, float) for v in values)
 
 
+def test_evaluation_of_an_early_end_gives_the_empties_to_the_winner(client: TestClient) -> None:
+    # black wipes white out with 43 squares empty: +64, as the engine and the GGF count it
+    wipeout = "c4c5c6b5a6b3f6b7a8a5a2a7a4c7d7c3c2"
+    game_id, _, _ = new_game(client, start=wipeout)
+    values = client.get(f"/api/games/{game_id}/evaluations").json()["values"]
+    assert values[-1] == 64.0
+    assert "RE[+64.000]" in client.get(f"/api/games/{game_id}/ggf").text
+
+
 def test_undo_against_the_ai_returns_to_the_human(client: TestClient) -> None:
     game_id, seats, _ = new_game(client, white=LEVEL1)
     move(client, game_id, seats["black"], "f5")

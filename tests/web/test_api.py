@@ -88,6 +88,11 @@ def test_malformed_requests(client: TestClient) -> None:
         "/api/games", json={"white": {"kind": "ai", "ai": "regions", "corner": 99}}
     )
     assert bad_slider.status_code == 422 and "corner" in bad_slider.json()["error"]
+    for level in ("5", True, 5.5):  # no coercion: a level is a JSON integer
+        loose = client.post(
+            "/api/games", json={"white": {"kind": "ai", "ai": "level", "level": level}}
+        )
+        assert loose.status_code == 422 and "level" in loose.json()["error"], level
     bad_start = client.post("/api/games", json={"start": "f5f5", "white": {"kind": "human"}})
     assert bad_start.status_code == 400 and "bad start position" in bad_start.json()["error"]
 
@@ -164,6 +169,7 @@ def test_list_games_and_info(client: TestClient) -> None:
     game_id, _, _ = new_game(client)
     listed = client.get("/api/games").json()["games"]
     assert listed[0]["id"] == game_id and listed[0]["black"] == "Human"
+    assert listed[0]["updated"].endswith("+00:00")  # UTC, said so
     info = client.get("/api/info").json()
     assert {o["ai"] for o in info["opponents"]} >= {"level", "greedy", "regions"}
     assert info["levels"] == {"min": MIN_LEVEL, "max": MAX_LEVEL, "default": DEFAULT_LEVEL}

@@ -13,6 +13,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conftest import cli_env
 
 
@@ -106,3 +108,22 @@ def test_serve_reports_a_busy_port_and_a_bad_database(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.strip().endswith("unable to open database file")
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--log-level", "bogus"], "argument --log-level: invalid choice: 'bogus'"),
+        (["--ai-delay", "nan"], "--ai-delay must be a number of seconds >= 0, not nan"),
+        (["--time-cap", "inf"], "--time-cap must be a number of seconds > 0, not inf"),
+    ],
+)
+def test_serve_refuses_bad_options_before_starting(
+    tmp_path: Path, option: list[str], message: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "outflank", "serve", "--db", str(tmp_path / "x.db"), *option],
+        capture_output=True, text=True, env=cli_env(), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "x.db").exists()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from outflank.commands.common import board_argument
-from outflank.engine import Engine, SearchInfo
+from outflank.engine import Engine, SearchInfo, check_limits
 from outflank.errors import OutflankError
 from outflank.evaluation import EVALUATORS
 
@@ -43,8 +43,9 @@ def run(args: argparse.Namespace) -> int:
     board = args.position
     if board.is_game_over():
         raise OutflankError("the game is over: nothing to analyse")
-    engine = Engine(args.evaluator, endgame=args.endgame)
     time = args.time if args.time is not None or args.depth is not None else 2.0
+    check_limits(depth=args.depth, time=time)  # before any output
+    engine = Engine(args.evaluator, endgame=args.endgame)
     print(board)
     print(f"{board.turn.name.lower()} to move, {board.empties} empties, evaluator "
           f"{engine.evaluator.describe()}")  # fmt: skip

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from outflank.commands.common import board_argument
+from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 
 NAME = "gui"
 HELP = "play in a desktop window (pygame-ce): against an engine level, a seed AI, or a friend"
@@ -22,8 +23,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ai",
         metavar="LEVEL|NAME",
-        help="the computer: a level 1-20, greedy, minimax4, heuristic, regions, weights,"
-        " or none for two people (default 5)",
+        help=f"the computer: a level {MIN_LEVEL}-{MAX_LEVEL}, greedy, minimax4, heuristic,"
+        f" regions, weights, or none for two people (default {DEFAULT_LEVEL})",
     )
     parser.add_argument(
         "--colour", "--color", dest="colour", metavar="COLOUR", help="your colour: black or white"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from outflank.errors import OutflankError
+from outflank.levels import MAX_LEVEL, MIN_LEVEL
 from outflank.nboard import NBoardServer
 from outflank.players import player_specs_help
 
@@ -17,7 +19,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="engine level (1-20) used until the GUI sends 'set depth'",
+        help=f"engine level ({MIN_LEVEL}-{MAX_LEVEL}) used until the GUI sends 'set depth'",
     )
     parser.add_argument(
         "--player",
@@ -28,6 +30,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.level is not None and not MIN_LEVEL <= args.level <= MAX_LEVEL:
+        raise OutflankError(f"--level must be in {MIN_LEVEL}..{MAX_LEVEL}, not {args.level}")
     if args.player is not None:
         from outflank.players import make_player
 

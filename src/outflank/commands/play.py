@@ -57,7 +57,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     othello.add_argument("--black", help="black player spec (default: human)")
     othello.add_argument("--white", help="white player spec (default: level:N from --level)")
     othello.add_argument(
-        "--level", type=int, help="engine level 1..20 of the default computer side (default: 5)"
+        "--level",
+        type=int,
+        help=f"engine level {MIN_LEVEL}..{MAX_LEVEL} of the default computer side"
+        f" (default: {DEFAULT_LEVEL})",
     )
     othello.add_argument("--rules", choices=["othello", "reversi"], help="rules (default: othello)")
     othello.add_argument(

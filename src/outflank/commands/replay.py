@@ -34,7 +34,7 @@ def _header(rec: GameRecord, number: int, count: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.file.is_file():
+    if not args.file.exists():
         raise OutflankError(f"no such file: {args.file}")
     records = read_ggf_file(args.file)
     if not 1 <= args.game <= len(records):

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import socket
 
 from outflank.errors import OutflankError
 
 NAME = "serve"
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 HELP = "play in the browser: run the web app (games are saved in a database)"
 
 
@@ -33,7 +35,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--time-cap", type=float, default=10.0, help="upper bound of any one search, seconds"
     )
-    parser.add_argument("--log-level", default="warning", help="uvicorn log level (warning)")
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        type=str.lower,
+        choices=LOG_LEVELS,
+        help="uvicorn log level (warning)",
+    )
 
 
 def _check_port(host: str, port: int) -> None:
@@ -56,8 +64,10 @@ def run(args: argparse.Namespace) -> int:
         raise OutflankError(f"port must be in 0..65535, not {args.port}")
     if args.ai_workers < 1:
         raise OutflankError("--ai-workers must be at least 1")
-    if args.ai_delay < 0 or args.time_cap <= 0:
-        raise OutflankError("--ai-delay must be >= 0 and --time-cap > 0")
+    if not (math.isfinite(args.ai_delay) and args.ai_delay >= 0):
+        raise OutflankError(f"--ai-delay must be a number of seconds >= 0, not {args.ai_delay}")
+    if not (math.isfinite(args.time_cap) and args.time_cap > 0):
+        raise OutflankError(f"--time-cap must be a number of seconds > 0, not {args.time_cap}")
     import uvicorn
 
     from outflank.web.app import create_app

@@ -19,6 +19,7 @@ from typing import Any
 
 from outflank.board import Board, Move
 from outflank.errors import OutflankError
+from outflank.levels import DEFAULT_LEVEL
 
 __all__ = [
     "AIMove",
@@ -116,7 +117,7 @@ class Thinker:
         kind = player.get("ai")
         tt = self.tt_mb
         if kind == "level":
-            level = int(player.get("level") or 5)
+            level = int(player.get("level") or DEFAULT_LEVEL)
             return self._engine(f"level:{level}", lambda E: E.level(level, tt_mb=tt)), {}
         if kind == "regions":
             engine = self._engine("regions", lambda E: E.preset("regions", tt_mb=tt))
@@ -195,9 +196,9 @@ class Thinker:
 
     def evaluate(self, board: Board, depth: int) -> float:
         """A quick score of a position from black's view (discs)."""
-        if board.is_game_over():
-            black, white = board.score()
-            return float(black - white)
+        outcome = board.outcome()
+        if outcome is not None:  # the final margin, as the engine and the GGF record count it
+            return float(outcome.margin)
         engine = self._analysis_engine()
         result = self._bounded(engine, lambda: engine.search(board, depth=depth))
         score = _num(result.score) or 0.0

@@ -21,7 +21,7 @@ AI_KINDS = ("level", "greedy", "minimax4", "heuristic", "regions")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # "5" and true are not levels
 
 
 class PlayerSpec(_Strict):

@@ -249,7 +249,7 @@ class GameService:
                     "status": row.status,
                     "result": row.result,
                     "plies": row.cursor,
-                    "updated": row.updated.isoformat(),
+                    "updated": _utc(row.updated).isoformat(),
                     "black": describe(row.seat("black").player),
                     "white": describe(row.seat("white").player),
                 }
@@ -648,3 +648,8 @@ class GameService:
             self._stop_thinking(game_id)
         self._ai_pool.shutdown(wait=True, cancel_futures=True)
         self._analysis_pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _utc(moment: datetime) -> datetime:
+    """A stored time in UTC (SQLite keeps no zone, so a naive one is UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
