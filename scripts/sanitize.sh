@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rebuild outflank._core with ASan + UBSan and run the core's tests under it.
+# Rebuild outflank._core with ASan + UBSan and run the tests (all, or the
+# files given as arguments) under it; the optimised build is restored after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf build/sanitize
