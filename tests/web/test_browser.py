@@ -303,3 +303,73 @@ def test_level_scale_comes_from_the_server(server: str, browser: Any) -> None:
         state = json.load(response)
     assert state["players"]["black"]["level"] == 9
     context.close()
+
+
+def _disc_colors(page: Any) -> dict[str, str]:
+    return page.eval_on_selector_all(
+        "circle.disc", "ds => Object.fromEntries(ds.map(d => [d.dataset.square, d.dataset.color]))"
+    )
+
+
+def _board_colors(board: Board) -> dict[str, str]:
+    name = lambda sq: "abcdefgh"[sq % 8] + str(sq // 8 + 1)  # noqa: E731
+    colors = {name(sq): "black" for sq in range(64) if board.black >> sq & 1}
+    colors.update({name(sq): "white" for sq in range(64) if board.white >> sq & 1})
+    return colors
+
+
+def test_quick_replay_steps_leave_the_right_position(server: str, page: Any) -> None:
+    moves = "f5d6c3d3c4f4f6f3e6e7d7"
+    _new_game(page, server, "human", start=moves)
+    page.click("#movelist li[data-ply='5']")
+    page.wait_for_selector("#replay-banner:not([hidden])")
+    page.keyboard.press("ArrowRight")  # animates move 6 ...
+    page.keyboard.press("ArrowLeft")  # ... and is cut short: back to move 5
+    page.wait_for_selector("#status:has-text('move 5 of 11')")
+    page.wait_for_timeout(800)  # longer than any flip animation
+    assert _disc_colors(page) == _board_colors(Board.from_transcript(moves[:10]))
+
+
+def _losing_move() -> tuple[str, str]:
+    """A position (OBF) where black's only move ends the game, and black loses."""
+    rng = random.Random(3)
+    while True:
+        board = Board()
+        while not board.is_game_over():
+            moves = board.legal_moves
+            if board.turn.name == "BLACK" and len(moves) == 1 and not moves[0].is_pass:
+                after = board.copy()
+                after.push(moves[0])
+                outcome = after.outcome()
+                if outcome is not None and outcome.white > outcome.black:
+                    return board.obf(), str(moves[0])
+            board.push(rng.choice(moves))
+
+
+def test_losing_to_the_computer_says_so(server: str, page: Any) -> None:
+    obf, move = _losing_move()
+    _new_game(page, server, "level", start=obf)
+    page.click(f"rect[data-square={move}]")
+    page.wait_for_selector("#endscreen:not([hidden])")
+    assert page.text_content("#end-title") == "Computer wins!"
+
+
+def test_back_to_the_start_page_leaves_the_game(server: str, page: Any) -> None:
+    _new_game(page, server, "level", color="watch")
+    page.wait_for_function("document.querySelectorAll('#movelist li').length >= 2")
+    page.go_back()
+    page.wait_for_selector("dialog#newgame[open]")
+    assert page.text_content("#status") == "Start a new game"
+    page.wait_for_timeout(1000)  # the old game goes on on the server, not on this page
+    assert page.locator("#movelist li").count() == 0
+    assert _count(page, "black") == 2 and _count(page, "white") == 2
+    assert page.locator("circle.disc").count() == 4
+    assert page.is_disabled("#btn-undo") and page.is_disabled("#rp-play")
+
+
+def test_an_unknown_game_says_so_in_the_dialog(server: str, page: Any) -> None:
+    page.goto(server + "/game/nosuchgame")
+    page.wait_for_selector("dialog#newgame[open]")
+    assert "There is no game nosuchgame here." in page.text_content("#ng-error")
+    assert page.locator("circle.disc").count() == 4
+    assert _count(page, "black") == 2 and page.is_disabled("#btn-hint")

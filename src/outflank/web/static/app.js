@@ -2,7 +2,7 @@
 import { ApiError, GameConnection, request } from "./api.js";
 import { BoardView, squareIndex } from "./board.js";
 import { LearnView } from "./learn.js";
-import { renderAISettings, renderGraph, renderMoveList, renderPlayers, renderShare } from "./panels.js";
+import { levelRange, renderAISettings, renderGraph, renderMoveList, renderPlayers, renderShare } from "./panels.js";
 
 const $ = (id) => document.getElementById(id);
 const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -26,7 +26,11 @@ const ui = {
   settingsFocus: false,
   latest: null, // {id, version} of the newest state received
   thinkingVersion: 0,
+  session: 0, // bumped when the page leaves a game: its late events are dropped
 };
+
+const START_CELLS = "-".repeat(27) + "OX------XO" + "-".repeat(27);
+const GAME_BUTTONS = ["btn-undo", "btn-redo", "btn-hint", "rp-first", "rp-prev", "rp-play", "rp-next", "rp-last"];
 
 const board = new BoardView($("board"), onSquare);
 const learn = new LearnView($("tree"), $("learn-summary"));
@@ -102,7 +106,8 @@ function resultText(g) {
   if (!r) return { title: "", score: "" };
   const score = `Black ${r.black} – White ${r.white}`;
   if (!r.winner) return { title: "It is a tie!", score };
-  if (ui.you && g.players[ui.you].kind === "human" && g.players[r.winner === "black" ? "white" : "black"].kind === "ai") {
+  const opponent = ui.you === "black" ? "white" : "black";
+  if (ui.you && g.players[ui.you].kind === "human" && g.players[opponent].kind === "ai") {
     return { title: r.winner === ui.you ? "You win!" : "Computer wins!", score };
   }
   return { title: `${cap(r.winner)} wins!`, score };
@@ -132,7 +137,7 @@ function renderChrome() {
   const counts = ui.viewPly === null ? g.counts : countCells(cellsAt(g, ply));
   renderPlayers(g, ui.you, counts, ui.viewPly === null ? g.turn : null, ui.thinking);
   renderMoveList(g.moves, g.cursor, ply, (p) => enterReplay(p));
-  renderGraph(ui.evals, ply, (p) => enterReplay(p));
+  renderGraph(shownEvals(), ply, (p) => enterReplay(p));
   renderAISettings(g, ui.you, changeAI, ui.settingsFocus);
   renderShare(g, ui.you, seatsStore(g.id));
   $("export-card").hidden = false;
@@ -183,6 +188,7 @@ function enqueue(task) {
 }
 
 async function showLive(state) {
+  const session = ui.session;
   const shown = ui.shown;
   const forward = shown && shown.id === state.id && state.cursor > shown.cursor &&
     shown.moves.every((m, i) => i >= shown.cursor || (state.moves[i] && state.moves[i].move === m.move));
@@ -199,8 +205,11 @@ async function showLive(state) {
       board.setMarks({ last: m.move });
       await board.animateMove(squareIndex(m.move), m.color, m.flips, animate);
       if (ply + 1 < state.cursor && animate) await sleep(260);
+      if (session !== ui.session) return;
+      if (ui.viewPly !== null) break; // the user went to a replay meanwhile
     }
   }
+  if (session !== ui.session) return;
   if (ui.viewPly === null) board.setCells(state.board);
   ui.shown = { id: state.id, cursor: state.cursor, moves: state.moves.slice() };
   renderChrome();
@@ -215,7 +224,9 @@ function onEvent(event) {
     ui.latest = { id: st.id, version: st.version };
     document.title = `outflank · game ${st.id}`;
     // the board, panels and status follow the states in order, after each animation
+    const session = ui.session;
     enqueue(async () => {
+      if (session !== ui.session) return; // the page has left that game
       ui.game = st;
       if (st.version > ui.thinkingVersion) {
         ui.thinking = st.thinking;
@@ -252,6 +263,13 @@ function onEvent(event) {
   }
 }
 
+// The evaluations up to the position the board shows (the server may be ahead
+// of a board still animating the moves of fast AIs).
+function shownEvals() {
+  const cursor = ui.shown && ui.game && ui.shown.id === ui.game.id ? ui.shown.cursor : ui.game ? ui.game.cursor : 0;
+  return ui.evals.slice(0, cursor + 1);
+}
+
 let evalTimer = null;
 function refreshEvals() {
   clearTimeout(evalTimer);
@@ -263,7 +281,7 @@ function refreshEvals() {
       if (ui.game && ui.game.id === g.id) {
         ui.evals = data.values;
         $("eval-note").textContent = `black's view, discs, depth ${data.depth}`;
-        renderGraph(ui.evals, ui.viewPly ?? ui.game.cursor, (p) => enterReplay(p));
+        renderGraph(shownEvals(), ui.viewPly ?? ui.game.cursor, (p) => enterReplay(p));
       }
     } catch (err) {
       $("eval-note").textContent = err.message;
@@ -320,7 +338,7 @@ async function showHints() {
     renderChrome();
     if (best) {
       const v = best.score === null ? "" : ` (${best.score > 0 ? "+" : ""}${Math.round(best.score * 10) / 10}${best.exact ? " exact" : ""})`;
-      $("status").innerHTML = `Hint for ${data.turn}: best is&nbsp;<b>${best.move}</b>${v}`;
+      $("status").innerHTML = `<span>Hint for ${data.turn}: best is <b>${best.move}</b>${v}</span>`;
     }
   } catch (err) {
     toast(err.message, "error");
@@ -408,19 +426,42 @@ async function refreshLearn() {
 }
 
 // ------------------------------------------------------------------ games
-async function loadGame(id, seat) {
+// Leave the shown game: close its connection and put the page back to an
+// empty start position with the game's controls off.
+function clearGame() {
   if (ui.conn) ui.conn.close();
-  ui.game = null;
-  ui.latest = null;
-  ui.shown = null;
-  ui.viewPly = null;
-  ui.hints = null;
-  ui.evals = [];
+  ui.conn = null;
+  ui.session++;
+  stopAutoplay();
+  Object.assign(ui, {
+    game: null, latest: null, shown: null, viewPly: null, hints: null, evals: [], seat: null, you: null,
+    thinking: null, pending: false,
+  });
+  board.setCells(START_CELLS);
+  board.setMarks({});
+  for (const color of ["black", "white"]) {
+    $(`name-${color}`).textContent = cap(color);
+    $(`tag-${color}`).textContent = "";
+    $(`count-${color}`).textContent = "2";
+    $(`p-${color}`).classList.remove("turn");
+  }
+  renderMoveList([], 0, 0, () => {});
+  renderGraph([], null, () => {});
+  $("eval-note").textContent = "black's view, discs";
+  for (const id of ["engine-info", "ai-card", "share-card", "export-card", "endscreen", "replay-banner"]) $(id).hidden = true;
+  for (const id of GAME_BUTTONS) $(id).disabled = true;
+  document.title = "outflank";
+  if (!$("learn").hidden) refreshLearn();
+}
+
+async function loadGame(id, seat) {
+  clearGame();
   ui.seat = seat;
-  ui.you = null;
+  const session = ui.session;
   try {
     const q = seat ? `?seat=${encodeURIComponent(seat)}` : "";
     const state = await request("GET", `/api/games/${encodeURIComponent(id)}${q}`);
+    if (session !== ui.session) return; // another game was opened meanwhile
     ui.you = state.you;
     if (seat && !state.you) toast("This link's seat is not valid: watching only", "error");
     if (seat && state.you) localStorage.setItem(`outflank.mine.${id}`, seat);
@@ -428,8 +469,10 @@ async function loadGame(id, seat) {
     onEvent({ type: "state", you: state.you, state });
     ui.conn = new GameConnection(id, seat, onEvent);
   } catch (err) {
-    $("status").textContent = err instanceof ApiError && err.status === 404 ? `Unknown game ${id}` : err.message;
-    openNewGame();
+    if (session !== ui.session) return;
+    const why = err instanceof ApiError && err.status === 404 ? `There is no game ${id} here.` : err.message;
+    $("status").textContent = why;
+    openNewGame(`${why} Start a new one:`);
   }
 }
 
@@ -439,17 +482,17 @@ function route() {
     const seat = new URLSearchParams(location.search).get("seat");
     loadGame(decodeURIComponent(match[1]), seat);
   } else {
-    board.setCells("-".repeat(27) + "OX------XO" + "-".repeat(27));
-    board.setMarks({});
+    clearGame();
     $("status").textContent = "Start a new game";
     openNewGame();
   }
 }
 
 // ------------------------------------------------------------------ new game dialog
-function openNewGame() {
+function openNewGame(message = "") {
   const dlg = $("newgame");
-  $("ng-error").hidden = true;
+  $("ng-error").textContent = message;
+  $("ng-error").hidden = !message;
   if (!dlg.open) dlg.showModal();
   showRecent();
 }
@@ -469,7 +512,7 @@ async function showRecent() {
       names.textContent = `${g.black} vs ${g.white}`;
       const meta = document.createElement("span");
       meta.className = "meta";
-      meta.textContent = `${g.plies} moves · ${g.status === "over" ? g.result : mine ? "your game" : "watch"}`;
+      meta.textContent = `${g.plies} ${g.plies === 1 ? "move" : "moves"} · ${g.status === "over" ? g.result : mine ? "your game" : "watch"}`;
       a.append(names, meta);
       li.append(a);
       list.append(li);
@@ -614,6 +657,7 @@ async function loadLevels() {
     slider.max = String(levels.max);
     slider.defaultValue = String(levels.default); // moves the value too unless the user has
     $("ng-level-out").textContent = slider.value;
+    Object.assign(levelRange, { min: levels.min, max: levels.max });
   } catch (err) {
     console.warn("level scale not loaded; the page's defaults stay", err);
   }

@@ -26,6 +26,7 @@ export class BoardView {
     this.onSquare = onSquare;
     this.cells = "-".repeat(64);
     this.discs = new Array(64).fill(null);
+    this.epoch = 0; // bumped by every redraw: animations still running stop writing
     this.build();
   }
 
@@ -90,8 +91,9 @@ export class BoardView {
     disc.dataset.color = cell === "X" ? "black" : "white";
   }
 
-  // Draw a position at once.
+  // Draw a position at once (and cut short any animation still running).
   setCells(cells) {
+    this.epoch++;
     for (let sq = 0; sq < 64; sq++) this.setDisc(sq, cells[sq]);
     this.cells = cells;
   }
@@ -145,18 +147,20 @@ export class BoardView {
       for (const f of flips) this.setDisc(f, cell);
       return;
     }
+    const epoch = this.epoch; // a redraw meanwhile (replay, a new state) has the last word
     const placed = this.discs[square];
     placed.animate([{ transform: "scale(0.2)", opacity: 0.2 }, { transform: "scale(1)", opacity: 1 }],
       { duration: 160, easing: "ease-out" });
     await sleep(120);
     await Promise.all(flips.map(async (f, i) => {
       await sleep(i * 35);
+      if (this.epoch !== epoch) return;
       const disc = this.discs[f];
       if (!disc) { this.setDisc(f, cell); return; }
       disc.classList.add("flipping");
       await disc.animate([{ transform: "scaleX(1)" }, { transform: "scaleX(0.04)" }],
         { duration: 130, easing: "ease-in" }).finished.catch(() => {});
-      this.setDisc(f, cell);
+      if (this.epoch === epoch) this.setDisc(f, cell);
       await disc.animate([{ transform: "scaleX(0.04)" }, { transform: "scaleX(1)" }],
         { duration: 130, easing: "ease-out" }).finished.catch(() => {});
       disc.classList.remove("flipping");

@@ -15,7 +15,7 @@ export function renderPlayers(state, you, counts, turn, thinkingColor) {
     const p = state.players[color];
     $(`name-${color}`).textContent = p.name;
     const tags = [];
-    if (you === color) tags.push("you");
+    if (you === color && p.kind === "human") tags.push("you");
     if (p.kind === "human" && you !== color) tags.push("human");
     if (p.kind === "ai") tags.push("computer");
     if (thinkingColor === color) tags.push("thinking…");
@@ -97,6 +97,9 @@ function slider(parent, label, name, min, max, value, onChange) {
   return row;
 }
 
+// The engine's level scale; the page sets it from GET /api/info.
+export const levelRange = { min: 1, max: 20 };
+
 // Region sliders (seed 004) or the level of each AI seat; `onChange(color, spec)`.
 export function renderAISettings(state, you, onChange, focused) {
   const card = $("ai-card");
@@ -119,7 +122,7 @@ export function renderAISettings(state, you, onChange, focused) {
       slider(box, "X-squares", "x_square", -50, 50, spec.x_square, update);
       slider(box, "Look-ahead", "lookahead", 2, 10, spec.lookahead, update);
     } else if (spec.ai === "level") {
-      slider(box, "Level", "level", 1, 20, spec.level, update);
+      slider(box, "Level", "level", levelRange.min, levelRange.max, spec.level, update);
     } else {
       const note = document.createElement("div");
       note.className = "muted";
