@@ -63,7 +63,9 @@ export class LearnView {
     this.summary.innerHTML =
       `<b>${turn}</b> to move (MAX). Best move <b>${trace.best_move ?? "—"}</b>, ` +
       `value <b>${fmt(trace.value)}</b> · <b>${trace.nodes ?? "?"}</b> nodes searched · ` +
-      `<b>${cut}</b> cut-offs · tree of ${count(this.tree)} nodes`;
+      `<b>${cut}</b> cut-offs · tree of ${count(this.tree)} nodes · ` +
+      "every leaf, a finished game too, is scored by seed 002's positional weights from MAX's view " +
+      "(not the final disc count)";
     this.draw();
     this.centerRoot();
   }
