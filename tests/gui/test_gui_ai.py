@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 import pygame
 import pytest
 
-from outflank.board import BLACK, WHITE, parse_square, square_name
+from outflank.board import BLACK, WHITE, Board, parse_square, square_name
 from outflank.gui.ai import AISpec
 from outflank.gui.app import App
 from outflank.gui.settings import Settings
@@ -151,3 +151,48 @@ def test_a_whole_game_against_greedy_ends_on_the_end_screen(
         click(app, square_name((corners or squares)[0]))
     assert app.end_screen and app.scene().end is not None
     assert app.scene().end_title in ("You win!", "The computer wins", "A draw")
+
+
+class _Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_your_pass_stays_announced_after_a_fast_reply() -> None:
+    # black (the person) cannot move; greedy (white) answers at once with a1
+    start = Board.from_ascii("\n".join(["-XOOOOOO"] + ["--------"] * 7), turn=BLACK)
+    assert start.must_pass()
+    settings = Settings().replace(ai="greedy", animation=False, width=900, height=640)
+    app = App(settings, start=start)
+    try:
+        app.step()
+        assert app.wait_idle(20)
+        app.step()
+        assert app.board.move_stack[0].is_pass and len(app.board.move_stack) == 2
+        assert "You have no legal move: pass" in (app.scene().alert or "")
+    finally:
+        app.close()
+
+
+def test_the_ai_move_is_told_once_it_is_on_the_board() -> None:
+    clock = _Clock()
+    settings = Settings().replace(ai="greedy", animation=True, width=900, height=640)
+    app = App(settings, clock=clock)
+    try:
+        app.step()
+        click(app, "f5")  # its flips now turn over, on the test's clock
+        assert app.worker.wait(20)
+        app.step()  # greedy's answer is in, but waits for the animation
+        assert app.animating and app.board.ply == 1
+        assert app.scene().note is None
+        clock.now += 10.0
+        app.step()
+        assert app.board.ply == 2
+        assert "played" in (app.scene().note or "")
+    finally:
+        app.close()

@@ -156,3 +156,42 @@ def test_layout_maps_square_centres_back(width: int, height: int, cap: int, squa
     if width >= 200 and height >= 200:  # the board fits in the window
         assert pygame.Rect(0, 0, width, height).contains(layout.frame)
         assert not layout.frame.colliderect(layout.panel)
+
+
+def test_long_texts_are_shortened_or_wrapped_to_their_room() -> None:
+    pygame.font.init()
+    renderer = Renderer()
+    name = "Region biases (seed 004) with a very long name indeed"
+    fitted = renderer._fit(name, 20, 120)
+    assert fitted.endswith("...") and renderer.font(20).size(fitted)[0] <= 120
+    assert renderer._fit("Level 6", 20, 120) == "Level 6"
+    path = "/a/very/long/path/to/the/settings/folder/of/someone/outflank.ini: bad"
+    lines = renderer._wrap(path, 18, 150)
+    assert len(lines) > 1 and "".join(lines).replace(" ", "") == path.replace(" ", "")
+    assert all(renderer.font(18).size(line)[0] <= 150 for line in lines)
+
+
+def test_many_warnings_leave_the_move_prompt_and_the_key_help_in_view() -> None:
+    size = (1024, 720)
+    alert = "  ".join(
+        f"/long/path/outflank.ini [GAME] KEY{i}: bad value, default used" for i in range(12)
+    )
+    pygame.font.init()
+    renderer, layout = Renderer(), compute_layout(size)
+    surface = pygame.Surface(size)
+    drawn: list[tuple[str, pygame.Rect]] = []
+    original = renderer.text
+
+    def spy(target: pygame.Surface, text: str, *args: object, **kwargs: object) -> pygame.Rect:
+        rect = original(target, text, *args, **kwargs)  # type: ignore[arg-type]
+        drawn.append((text, rect))
+        return rect
+
+    renderer.text = spy  # type: ignore[method-assign]
+    scene = Scene(board=POSITION, layout=layout, alert=alert, status="Your move",
+                  keys_help=("N new game",))  # fmt: skip
+    renderer.draw(surface, scene)
+    prompt = next(rect for text, rect in drawn if text == "Your move")
+    help_line = next(rect for text, rect in drawn if text == "N new game")
+    assert prompt.bottom <= help_line.top
+    assert all(rect.right <= size[0] for _, rect in drawn)

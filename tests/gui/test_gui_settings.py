@@ -92,6 +92,18 @@ def test_unknown_keys_sections_and_broken_files_are_reported() -> None:
     assert warnings and "broken.ini" in warnings[0]
 
 
+def test_a_key_without_value_or_in_the_wrong_section_spoils_nothing_else() -> None:
+    settings, warnings = read_ini(
+        "[BASIC]\nANIMATION\nFPS = 30\nCOLOUR = white\n[GAME]\nAI = 9\n", "x.ini"
+    )
+    assert settings.fps == 30 and settings.ai == AISpec("level", level=9)
+    assert settings.animation == Settings().animation and settings.colour == Settings().colour
+    assert warnings == [
+        "x.ini [BASIC] ANIMATION: no value (write ANIMATION = ...); using the default",
+        "x.ini [BASIC] COLOUR: belongs in [GAME], ignored",
+    ]
+
+
 def test_lookup_prefers_the_current_folder(tmp_path: Path) -> None:
     cwd, xdg = tmp_path / "cwd", tmp_path / "xdg"
     (xdg / "outflank").mkdir(parents=True)
@@ -131,6 +143,8 @@ def test_bad_override_and_missing_file_are_errors(tmp_path: Path) -> None:
         Settings().replace(width=10)
     with pytest.raises(OutflankError, match="not found"):
         load_settings(tmp_path / "missing.ini")
+    with pytest.raises(OutflankError, match="is a folder"):
+        load_settings(tmp_path)
 
 
 def test_ai_names_and_ladder() -> None:
@@ -139,6 +153,10 @@ def test_ai_names_and_ladder() -> None:
     assert not AISpec.parse("none").enabled
     with pytest.raises(OutflankError, match=r"1\.\.20"):
         AISpec.parse("0")
+    for bad in ("-5", "1-2", "level -3"):  # no digits read out of them
+        with pytest.raises(OutflankError, match="unknown AI"):
+            AISpec.parse(bad)
+    assert AISpec.parse("minimax-4") == AISpec.parse("minimax_depth_4") == AISpec.parse("minimax")
     assert LADDER[0].step(-1) == LADDER[0]
     assert LADDER[-1].step(1) == LADDER[-1]
     assert AISpec("level", level=3).step(1) == AISpec("level", level=4)
@@ -153,6 +171,8 @@ def test_ai_names_and_ladder() -> None:
         (["--ai", "deep"], "unknown AI"),
         (["--colour", "red"], "bad --colour"),
         (["--config", "/nonexistent/o.ini"], "not found"),
+        (["--ai", "-5"], "unknown AI '-5'"),
+        (["--position", "X" * 32 + "O" * 32 + " X"], "--position is a finished game"),
     ],
 )
 def test_cli_rejects_bad_options(args: list[str], message: str) -> None:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from outflank.commands.common import board_argument
+from outflank.errors import OutflankError
 from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 
 NAME = "gui"
@@ -61,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     from outflank.gui.app import App
     from outflank.gui.settings import load_settings
 
+    if args.position is not None and args.position.is_game_over():
+        raise OutflankError("--position is a finished game: there is nothing to play")
     overrides = {
         name: getattr(args, name)
         for name in (

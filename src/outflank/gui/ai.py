@@ -54,7 +54,7 @@ class AISpec:
 
         Raises :class:`OutflankError` with the accepted forms for anything else.
         """
-        key = str(text).strip().lower().replace("_", "").replace("-", "")
+        key = str(text).strip().lower()
         for prefix in ("level:", "level ", "level", "lvl"):
             if key.startswith(prefix) and key[len(prefix) :].strip().isdigit():
                 key = key[len(prefix) :].strip()
@@ -64,6 +64,7 @@ class AISpec:
             if not MIN_LEVEL <= level <= MAX_LEVEL:
                 raise OutflankError(f"AI level must be in {MIN_LEVEL}..{MAX_LEVEL}, not {level}")
             return cls("level", level=level)
+        key = key.replace("_", "").replace("-", "")  # names only: "-5" is no level
         if key in ("minimax", "minimaxdepth4"):
             key = "minimax4"
         if key in PRESETS:

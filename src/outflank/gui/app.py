@@ -32,6 +32,7 @@ KEYS_HELP = (
     "Esc or Q  quit",
 )
 _ALERT_SECONDS = 4.0
+_PASS_SECONDS = 3.0  # how long a pass stays announced
 _IDLE_FPS = 30  # frames per second while nothing moves
 _MODIFIER_KEYS = {
     pygame.K_LSHIFT,
@@ -101,6 +102,7 @@ class App:
         self._engine: EngineLike | None = None
         self._hint_engine: EngineLike | None = None
         self._pending: Move | None = None  # the AI's move, played once animations end
+        self._pending_note: str | None = None  # what the panel will say of it
         self._ai_failed = False
         self._alerts: list[tuple[str, float]] = []
         self._progress: tuple[object, int, int] | None = None  # token, depth, nodes
@@ -239,6 +241,7 @@ class App:
         self.worker.cancel()
         self.animation = None
         self._pending = None
+        self._pending_note = None
         self.hints = []
         self._ai_failed = False
 
@@ -271,6 +274,7 @@ class App:
             move, self._pending = self._pending, None
             if self.board.is_legal(move):
                 self._play(move)
+                self.last_ai, self._pending_note = self._pending_note, None
             else:  # never expected: the engine answered for another position
                 self.alert(f"AI move {move} is not legal here; ignored")
                 self._ai_failed = True
@@ -278,6 +282,10 @@ class App:
             passed = self.session.auto_pass()
             if passed is not None:
                 self.hints = []
+                # an alert, so it stays up after a fast reply has cleared the pass
+                who = self._name(passed)
+                verb = "have" if who == "You" else "has"
+                self.alert(f"{who} {verb} no legal move: pass", seconds=_PASS_SECONDS)
         if (
             self.session.ai_to_move()
             and not self.worker.busy
@@ -321,7 +329,8 @@ class App:
             self._pending = move
             score = getattr(result.value, "score", None)
             shown = f" ({score:+.1f})" if isinstance(score, int | float) else ""
-            self.last_ai = f"{self.ai.label.capitalize()} played {move}{shown}"
+            # said once the move is on the board, not while the last one still turns
+            self._pending_note = f"{self.ai.label.capitalize()} played {move}{shown}"
         elif result.kind == "hint":
             self.hints = [
                 HintMark(ms.move.square, float(ms.score), bool(getattr(ms, "exact", False)))
@@ -333,10 +342,6 @@ class App:
         """What to draw now."""
         session, board, now = self.session, self.board, self.clock()
         alerts = [text for text, until in self._alerts if until > now]
-        if session.passed is not None:
-            who = self._name(session.passed)
-            verb = "have" if who == "You" else "has"
-            alerts.insert(0, f"{who} {verb} no legal move: pass")
         status = None
         if session.human_to_move() and not self.worker.busy:
             status = "Your move" if self.ai.enabled else f"{board.turn.name.title()} to move"

@@ -325,15 +325,7 @@ class Renderer:
         self.draw_disc(surface, colour, (rect.left + rect.h // 2 + 6, rect.centery), radius)
         size = max(12, int(rect.h * 0.42))
         name_x = rect.left + rect.h + 12
-        self.text(
-            surface,
-            scene.names.get(colour, colour.name.title()),
-            size,
-            PALETTE["text"],
-            (name_x, rect.centery),
-            "midleft",
-        )
-        self.text(
+        count = self.text(
             surface,
             str(board.count(colour)),
             int(size * 1.35),
@@ -341,6 +333,9 @@ class Renderer:
             (rect.right - 12, rect.centery),
             "midright",
         )
+        name = scene.names.get(colour, colour.name.title())
+        name = self._fit(name, size, count.left - 8 - name_x)
+        self.text(surface, name, size, PALETTE["text"], (name_x, rect.centery), "midleft")
 
     def _status_lines(self, scene: Scene) -> list[tuple[str, RGB]]:
         lines: list[tuple[str, RGB]] = []
@@ -386,24 +381,40 @@ class Renderer:
         self.text(surface, "outflank", int(unit * 1.6), PALETTE["text"], (x, y))
         y += int(unit * 1.6)
         if scene.info:
-            self.text(surface, scene.info, int(unit * 0.7), PALETTE["dim"], (x, y))
+            info = self._fit(scene.info, int(unit * 0.7), w)
+            self.text(surface, info, int(unit * 0.7), PALETTE["dim"], (x, y))
         y += int(unit * 1.3)
         row_h = int(unit * 1.7)
         for colour in (BLACK, WHITE):
             self._player_row(surface, scene, colour, pygame.Rect(x, y, w, row_h))
             y += row_h + unit // 3
         y += unit // 2
-        for text, colour in self._status_lines(scene):
-            tx = x
-            if scene.thinking and text == scene.thinking:
-                self._spinner(surface, (x + unit // 2, y + unit * 3 // 8), unit * 3 // 8, scene.now)
-                tx = x + unit + 4
-            for part in self._wrap(text, int(unit * 0.8), x + w - tx):
-                self.text(surface, part, int(unit * 0.8), colour, (tx, y))
-                y += int(unit * 0.85)
-            y += unit // 4
         help_size = int(unit * 0.68)
         hy = panel.bottom - pad - len(scene.keys_help) * int(help_size * 1.05)
+        size, step = int(unit * 0.8), int(unit * 0.85)
+        blocks = []  # (colour, indent, wrapped lines) per status line
+        for text, colour in self._status_lines(scene):
+            indent = unit + 4 if scene.thinking and text == scene.thinking else 0
+            blocks.append((colour, indent, self._wrap(text, size, w - indent)))
+        if scene.alert and blocks:
+            # the status stays above the key help: a long alert (settings
+            # warnings) gives up its last lines, so the lines after it stay in view
+            room = (hy - y - len(blocks) * (unit // 4)) // step  # lines that fit
+            others = sum(len(lines) for _, _, lines in blocks[1:])
+            colour, indent, lines = blocks[0]
+            keep = max(1, room - others)
+            if keep < len(lines):
+                lines = [*lines[: keep - 1], self._fit(lines[keep - 1] + " ...", size, w - indent)]
+                blocks[0] = (colour, indent, lines)
+        for colour, indent, lines in blocks:
+            if indent:
+                self._spinner(surface, (x + unit // 2, y + unit * 3 // 8), unit * 3 // 8, scene.now)
+            for line in lines:
+                if y + step > hy:
+                    break
+                self.text(surface, line, size, colour, (x + indent, y))
+                y += step
+            y += unit // 4
         if scene.moves:
             y += unit // 2
             size = int(unit * 0.66)
@@ -437,6 +448,7 @@ class Renderer:
             if scene.thinking and text == scene.thinking:
                 self._spinner(surface, (x + unit // 3, y + unit // 3), unit // 3, scene.now)
                 tx = x + unit
+            text = self._fit(text, int(unit * 0.8), panel.right - pad - tx)
             self.text(surface, text, int(unit * 0.8), colour, (tx, y))
             y += int(unit * 0.8)
         if scene.keys_help and y + unit * 0.6 < panel.bottom:
@@ -449,10 +461,34 @@ class Renderer:
                     )
                     break
 
-    def _wrap(self, text: str, size: int, width: int, sep: str = " ") -> list[str]:
-        """Break ``text`` into lines no wider than ``width``, only at ``sep``."""
+    def _fit(self, text: str, size: int, width: int) -> str:
+        """``text``, shortened with "..." at the end if it is wider than ``width``."""
         font = self.font(size)
-        words = [word for word in text.split(sep) if word.strip()]
+        if font.size(text)[0] <= width:
+            return text
+        while text and font.size(text + "...")[0] > width:
+            text = text[:-1]
+        return text.rstrip() + "..." if text else ""
+
+    def _split_long(self, word: str, font: pygame.font.Font, width: int) -> list[str]:
+        """A word wider than ``width`` (a file path) cut into pieces that fit."""
+        pieces, piece = [], ""
+        for char in word:
+            if piece and font.size(piece + char)[0] > width:
+                pieces.append(piece)
+                piece = ""
+            piece += char
+        return [*pieces, piece] if piece else pieces
+
+    def _wrap(self, text: str, size: int, width: int, sep: str = " ") -> list[str]:
+        """Break ``text`` into lines no wider than ``width``, at ``sep`` (a
+        word too wide for a line of its own is cut where it must)."""
+        font = self.font(size)
+        words = []
+        for word in text.split(sep):
+            if word.strip():
+                too_wide = font.size(word.strip())[0] > width > 0
+                words.extend(self._split_long(word.strip(), font, width) if too_wide else [word])
         lines: list[str] = []
         line = ""
         for word in words:

@@ -208,10 +208,16 @@ def read_ini(text: str, source: str = CONFIG_NAME) -> tuple[Settings, list[str]]
     section (each naming ``source``, the section and the key)."""
     warnings: list[str] = []
     parser = configparser.ConfigParser(
-        interpolation=None, inline_comment_prefixes=(";", "#"), strict=False
+        interpolation=None, inline_comment_prefixes=(";", "#"), strict=False, allow_no_value=True
     )
     try:
         parser.read_string(text, source=source)
+    except configparser.MissingSectionHeaderError as exc:
+        first = str(exc).splitlines()[0]
+        return Settings(), [f"{source}: cannot be read as an INI file ({first}); using defaults"]
+    except configparser.ParsingError as exc:  # the other lines were read: keep them
+        for number, line in exc.errors:
+            warnings.append(f"{source}: line {number} {line.strip()!r} is not KEY = value; ignored")
     except configparser.Error as exc:
         first = str(exc).splitlines()[0]
         return Settings(), [f"{source}: cannot be read as an INI file ({first}); using defaults"]
@@ -227,7 +233,12 @@ def read_ini(text: str, source: str = CONFIG_NAME) -> tuple[Settings, list[str]]
             field = fields.get(_normal(key))
             where = f"{source} [{section}] {key.upper()}"
             if field is None:
-                warnings.append(f"{where}: unknown key ignored")
+                home = next((f.section for f in _FIELDS if _normal(key) in f.keys), None)
+                why = f"belongs in [{home}]" if home else "unknown key"
+                warnings.append(f"{where}: {why}, ignored")
+                continue
+            if raw is None:
+                warnings.append(f"{where}: no value (write {key.upper()} = ...); using the default")
                 continue
             try:
                 values[field.name] = field.parse(raw)
@@ -252,6 +263,8 @@ def load_settings(
     (``None`` if there was none). A ``path`` that does not exist, or a bad
     override, raises :class:`OutflankError`.
     """
+    if path is not None and path.is_dir():
+        raise OutflankError(f"settings file is a folder: {path}")
     if path is not None and not path.is_file():
         raise OutflankError(f"settings file not found: {path}")
     found = path if path is not None else find_config(cwd, env)
