@@ -158,6 +158,10 @@ def test_engine_players_finish_games(spec: str) -> None:
         ("engine:depth=0", "depth"),
         ("engine:evaluator=bogus", "unknown evaluator"),
         ("engine:time=-1", "time"),
+        ("engine:depth=x", "depth must be an int, not 'x'"),
+        ("level:x", "the level must be a whole number, not 'x'"),
+        ("random:abc", "the random seed must be a whole number, not 'abc'"),
+        ("classic:alphabeta:x", "the classic depth must be a whole number, not 'x'"),
     ],
 )
 def test_bad_engine_specs(spec: str, message: str) -> None:

@@ -407,6 +407,14 @@ def _external_options(text: str) -> tuple[dict[str, Any], list[str]]:
     return options, words
 
 
+def _whole(text: str, what: str) -> int:
+    """``text`` as an int, or an error naming ``what`` it should have been."""
+    try:
+        return int(text)
+    except ValueError:
+        raise OutflankError(f"{what} must be a whole number, not {text!r}") from None
+
+
 def player_specs_help() -> str:
     """One line listing the player specs :func:`make_player` accepts."""
     return (
@@ -427,19 +435,21 @@ def make_player(spec: str, *, name: str | None = None) -> BasePlayer:
         if kind == "human" and not rest:
             return HumanPlayer(name or "human")
         if kind == "random":
-            return RandomPlayer(int(rest) if rest else None, name=name)
+            return RandomPlayer(_whole(rest, "the random seed") if rest else None, name=name)
         if kind in ("greedy", "fish") and not rest:
             return GreedyPlayer(name or "greedy")
         if kind in ENGINE_PRESETS and not rest:
             return EnginePlayer(preset=kind, name=name)
         if kind == "level":
-            return EnginePlayer(level=int(rest), name=name)
+            return EnginePlayer(level=_whole(rest, "the level"), name=name)
         if kind == "engine":
             params = _engine_params(rest)
             return EnginePlayer(name=name, **params)
         if kind == "classic":
             algorithm, _, depth = rest.partition(":")
-            player = ClassicPlayer(algorithm or "alphabeta", int(depth) if depth else 3)
+            player = ClassicPlayer(
+                algorithm or "alphabeta", _whole(depth, "the classic depth") if depth else 3
+            )
             if name:
                 player.name = name
             return player
