@@ -77,6 +77,8 @@ def parse_task(text: str) -> Task:
         raise OutflankError(f"line {number}: the depth must be 0 or more, not {depth_text}")
     if not re.fullmatch(r"\+?[0-9]+", depth_text):
         raise OutflankError(f"line {number}: the depth must be a whole number, not {depth_text!r}")
+    if len(depth_text.lstrip("+0")) > 6:
+        raise OutflankError(f"line {number}: the depth is too large ({len(depth_text)} digits)")
     depth = int(depth_text)
 
     rows = lines[2:]

@@ -23,7 +23,12 @@ from dataclasses import dataclass
 from typing import Final
 
 from outflank import _core
-from outflank.errors import IllegalMoveError, InvalidBoardError, InvalidMoveError
+from outflank.errors import (
+    IllegalMoveError,
+    InvalidBoardError,
+    InvalidMoveError,
+    SearchLimitError,
+)
 
 __all__ = [
     "BLACK",
@@ -276,6 +281,8 @@ class Board:
 
     def piece_at(self, square: int) -> Color | None:
         """Colour of the disc on a square, or ``None`` if it is empty."""
+        if isinstance(square, bool) or not isinstance(square, int) or not 0 <= square < 64:
+            raise InvalidMoveError(f"square must be an int in 0..63, not {square!r}")
         bit = 1 << square
         if self._black & bit:
             return BLACK
@@ -423,6 +430,8 @@ class Board:
 
     def perft(self, depth: int, *, count_finished: bool = True) -> int:
         """Number of leaves of the game tree ``depth`` moves ahead (Othello rules)."""
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= 60:
+            raise SearchLimitError(f"perft depth must be an int in 0..60, not {depth!r}")
         return _core.perft(self.player, self.opponent, depth, count_finished)
 
     # ------------------------------------------------------------ comparison

@@ -36,6 +36,7 @@ MODE_MID, MODE_EXACT, MODE_WLD = 0, 1, 2
 #: that midgame search got this deep, else with a search of this depth.
 _FALLBACK_DEPTH: Final = 6
 MAX_DEPTH: Final = 60
+MAX_NODES: Final = 10**18  # the core counts nodes in 64 bits
 DEFAULT_TIME: Final = 1.0
 
 
@@ -116,25 +117,37 @@ def _move(square: int) -> Move:
     return PASS if square == _core.MOVE_PASS else Move(square)
 
 
+def _shown(value: Any) -> str:
+    """A limit for an error message (a huge int by its size, not its digits)."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"an int of {value.bit_length()} bits"
+    return repr(value)
+
+
 def _check_depth(depth: Any) -> int:
     if isinstance(depth, bool) or not isinstance(depth, int):
-        raise SearchLimitError(f"depth must be an int, not {depth!r}")
+        raise SearchLimitError(f"depth must be an int, not {_shown(depth)}")
     if not 1 <= depth <= MAX_DEPTH:
-        raise SearchLimitError(f"depth must be in 1..{MAX_DEPTH}, not {depth}")
+        raise SearchLimitError(f"depth must be in 1..{MAX_DEPTH}, not {_shown(depth)}")
     return depth
 
 
 def _check_time(time: Any) -> float:
     if isinstance(time, bool) or not isinstance(time, int | float):
-        raise SearchLimitError(f"time must be a number of seconds, not {time!r}")
-    if not (math.isfinite(time) and time > 0):
-        raise SearchLimitError(f"time must be a positive number of seconds, not {time}")
-    return float(time)
+        raise SearchLimitError(f"time must be a number of seconds, not {_shown(time)}")
+    try:
+        seconds = float(time)
+    except OverflowError:  # an int beyond any float
+        seconds = math.inf
+    if not (math.isfinite(seconds) and seconds > 0):
+        shown = _shown(time)
+        raise SearchLimitError(f"time must be a positive, finite number of seconds, not {shown}")
+    return seconds
 
 
 def _check_nodes(nodes: Any) -> int:
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
-        raise SearchLimitError(f"nodes must be a positive int, not {nodes!r}")
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or not 1 <= nodes <= MAX_NODES:
+        raise SearchLimitError(f"nodes must be an int in 1..{MAX_NODES:.0e}, not {_shown(nodes)}")
     return nodes
 
 

@@ -272,8 +272,11 @@ class GameRecord:
         }
         out = {k: v for k, v in fields.items() if v != "" or k in ("PB", "PW", "RE")}
         for key, value in self.tags.items():
-            if key not in out and key not in ("BO", "B", "W"):
-                out[key] = value
+            name = str(key).upper()
+            if not _TAG.fullmatch(name):
+                raise InvalidBoardError(f"a GGF tag name is 1-8 letters A-Z, not {key!r}")
+            if name not in out and name not in ("BO", "B", "W"):
+                out[name] = value
         return out
 
     def to_ggf(self) -> str:

@@ -214,12 +214,18 @@ class NBoardServer:
 
     # ------------------------------------------------------------ loop
     def _read(self) -> None:
-        for line in self.input:
-            self._lines.put(line.rstrip("\r\n"))
-        self._lines.put(None)
+        try:
+            for line in self.input:
+                self._lines.put(line.rstrip("\r\n"))
+        except (OSError, ValueError) as exc:  # an unreadable input ends the session
+            print(f"outflank nboard: cannot read the input: {exc}", file=sys.stderr)
+        finally:
+            self._lines.put(None)  # serve() must see the end, whatever happened
 
     def serve(self) -> int:
         """Answer commands until ``quit`` or the end of input; returns 0."""
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            self.input.reconfigure(errors="replace")  # a bad byte is a bad line, not the end
         reader = threading.Thread(target=self._read, daemon=True)
         reader.start()
         while self._running:
@@ -253,7 +259,7 @@ class NBoardServer:
 
     # ------------------------------------------------------------ commands
     def _cmd_nboard(self, line: str, args: list[str]) -> None:
-        if len(args) != 1 or not args[0].isdigit():
+        if len(args) != 1 or not re.fullmatch(r"[0-9]{1,3}", args[0]):
             raise OutflankError("usage: nboard <version>")
         if int(args[0]) not in (1, 2):
             raise OutflankError(f"unsupported nboard protocol version {args[0]} (1 and 2 are)")
@@ -264,8 +270,8 @@ class NBoardServer:
             raise OutflankError("usage: set depth N | set game GGF | set contempt N")
         what = args[0].lower()
         if what == "depth":
-            if len(args) != 2 or not args[1].lstrip("-").isdigit():
-                raise OutflankError("usage: set depth N")
+            if len(args) != 2 or not re.fullmatch(r"-?[0-9]{1,3}", args[1]):
+                raise OutflankError("usage: set depth N (1..60)")
             depth = int(args[1])
             if not 1 <= depth <= 60:
                 raise OutflankError(f"depth must be in 1..60, not {depth}")
@@ -297,9 +303,11 @@ class NBoardServer:
             move = Move.from_str(text)
         except OutflankError:
             raise OutflankError(f"cannot read move {args[0]!r}") from None
-        if not move.is_pass and self.board.must_pass():
-            self.board.push(PASS)
-        self.board.push(move)
+        board = self.board.copy()  # an illegal move leaves the board as it was
+        if not move.is_pass and board.must_pass():
+            board.push(PASS)
+        board.push(move)
+        self.board = board
 
     def _cmd_ping(self, line: str, args: list[str]) -> None:
         self.send(f"pong {args[0] if args else ''}".rstrip())

@@ -52,6 +52,8 @@ def parse_obf_line(text: str, line: int = 0) -> ObfEntry:
         match = _SCORE.match(item)
         if match is None:
             raise InvalidBoardError(f"malformed move score {item.strip()!r}")
+        if len(match.group(2).lstrip("+-")) > 3:  # a disc score has at most 2 digits
+            raise InvalidBoardError(f"move score out of range: {item.strip()[:40]!r}")
         scores[Move.from_str(match.group(1))] = int(match.group(2))
     return ObfEntry(board, scores, line)
 
