@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from outflank import (
@@ -125,12 +127,31 @@ def test_draw_and_margin() -> None:
     assert board.winner() is None
 
 
-def test_equality_and_hash() -> None:
+def test_equality_and_transposition_keys() -> None:
     a = Board.from_transcript("f5d6")
     b = Board.from_transcript("f5d6")
-    assert a == b and hash(a) == hash(b)
+    assert a == b and a.transposition_key() == b.transposition_key()
     assert a != Board()
-    assert len({a, b, Board()}) == 2
+    assert len({a.transposition_key(), b.transposition_key(), Board().transposition_key()}) == 2
+    with pytest.raises(TypeError):  # a board changes with its moves: no hash, as in python-chess
+        hash(a)
+
+
+def test_copy_module_copies_the_history_too() -> None:
+    a = Board.from_transcript("f5")
+    c = copy.copy(a)
+    c.push("d6")
+    assert a.move_stack == [Move.from_str("f5")] and a.pop() == Move.from_str("f5")
+
+
+def test_repr_reads_back_with_its_rules() -> None:
+    for board in (Board.from_transcript("f5d6"), Board(rules="reversi")):
+        assert eval(repr(board), {"Board": Board}) == board
+
+
+def test_colours_may_be_given_by_value() -> None:
+    board = Board.from_transcript("f5")
+    assert board.count(0) == board.count(BLACK) == 4 and board.count(1) == 1
 
 
 def test_pop_empty_raises() -> None:
@@ -149,3 +170,8 @@ def test_bad_turn_or_rules_rejected() -> None:
     with pytest.raises(InvalidBoardError, match="unknown rules 'foo'"):
         Board(rules="foo")
     assert Board(rules="reversi").rules is Rules.REVERSI
+
+
+def test_a_bool_is_not_a_square() -> None:
+    with pytest.raises(InvalidMoveError):
+        Move(True)  # type: ignore[arg-type]

@@ -518,3 +518,18 @@ def test_separate_engines_search_in_parallel() -> None:
     for t in threads:
         t.join()
     assert results == expected
+
+
+def test_an_on_info_callback_calling_its_own_engine_gets_an_error_not_a_deadlock() -> None:
+    engine, board, refused = Engine(), Board(), []
+
+    def callback(info: SearchInfo) -> None:
+        try:
+            engine.evaluate(board)
+        except OutflankError as exc:
+            refused.append(str(exc))
+
+    result = engine.search(board, depth=3, on_info=callback)  # it once waited forever
+    assert result.depth == 3 and len(refused) == 3
+    assert refused[0].startswith("the engine is searching: an on_info callback cannot call it")
+    assert engine.evaluate(board) == Engine().evaluate(board)  # usable again afterwards

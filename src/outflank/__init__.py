@@ -24,6 +24,7 @@ from outflank.board import (
     square_name,
 )
 from outflank.errors import (
+    GameOverError,
     IllegalMoveError,
     InvalidBoardError,
     InvalidMoveError,
@@ -41,6 +42,7 @@ __all__ = [
     "WHITE",
     "Board",
     "Color",
+    "GameOverError",
     "IllegalMoveError",
     "InvalidBoardError",
     "InvalidMoveError",

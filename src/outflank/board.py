@@ -116,8 +116,11 @@ class Move:
     square: int | None
 
     def __post_init__(self) -> None:
-        if self.square is not None and not (isinstance(self.square, int) and 0 <= self.square < 64):
-            raise InvalidMoveError(f"square index out of range: {self.square!r}")
+        square = self.square
+        if square is not None and (
+            isinstance(square, bool) or not isinstance(square, int) or not 0 <= square < 64
+        ):
+            raise InvalidMoveError(f"square index out of range: {square!r}")
 
     @classmethod
     def from_square(cls, square: int) -> Move:
@@ -291,8 +294,8 @@ class Board:
         return None
 
     def count(self, color: Color) -> int:
-        """Number of discs of a colour."""
-        return _popcount(self._black if color is BLACK else self._white)
+        """Number of discs of a colour (``BLACK``/``WHITE``, or their values 0/1)."""
+        return _popcount(self._black if Color(color) is BLACK else self._white)
 
     def score(self) -> tuple[int, int]:
         """Disc counts as ``(black, white)``."""
@@ -435,16 +438,21 @@ class Board:
         return _core.perft(self.player, self.opponent, depth, count_finished)
 
     # ------------------------------------------------------------ comparison
-    def _key(self) -> tuple[int, int, Color, Rules]:
+    def transposition_key(self) -> tuple[int, int, Color, Rules]:
+        """The position as a hashable value (discs, side to move, rules): a key
+        for dicts and sets. A board itself changes with every move, so it is
+        not hashable, as in python-chess."""
         return (self._black, self._white, self._turn, self._rules)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Board):
             return NotImplemented
-        return self._key() == other._key()
+        return self.transposition_key() == other.transposition_key()
 
-    def __hash__(self) -> int:
-        return hash(self._key())
+    __hash__ = None  # type: ignore[assignment]  # mutable: use transposition_key()
+
+    def __copy__(self) -> Board:
+        return self.copy()
 
     # ------------------------------------------------------------ notation
     def obf(self) -> str:
@@ -548,7 +556,8 @@ class Board:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"Board.from_obf({self.obf()!r})"
+        rules = "" if self._rules is Rules.OTHELLO else f", rules={self._rules.value!r}"
+        return f"Board.from_obf({self.obf()!r}{rules})"
 
     @classmethod
     def from_moves(cls, moves: Iterable[Move | str], rules: Rules | str = Rules.OTHELLO) -> Board:

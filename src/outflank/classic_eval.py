@@ -31,7 +31,7 @@ WEIGHTS: Final[tuple[int, ...]] = SEED_002_WEIGHTS
 
 def _discs_of(board: Board, player: Color) -> tuple[int, int]:
     """Bitboards ``(player's discs, opponent's discs)``."""
-    if player is BLACK:
+    if Color(player) is BLACK:
         return board.black, board.white
     return board.white, board.black
 

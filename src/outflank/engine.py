@@ -17,10 +17,11 @@ finished game reports that game's disc difference. See docs/engine.md.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -202,6 +203,7 @@ class Engine:
         if isinstance(tt_mb, bool) or not isinstance(tt_mb, int) or not 1 <= tt_mb <= 65536:
             raise OutflankError(f"tt_mb must be an int in 1..65536, not {tt_mb!r}")
         self._lock = threading.Lock()
+        self._owner: int | None = None  # the thread holding the lock
         try:
             self._searcher = _core.Searcher(tt_mb)
         except MemoryError:
@@ -253,7 +255,7 @@ class Engine:
         another evaluator (its parameters start from their defaults).
         """
         limits = {k: params.pop(k) for k in list(params) if k in _ENGINE_KEYS}
-        with self._lock:
+        with self._locked():
             if evaluator is not None:
                 new = make_evaluator(evaluator, **params)
             elif params:
@@ -294,6 +296,22 @@ class Engine:
                 raise OutflankError(f"selective must be a number in 0..10, not {t!r}")
             self.selective = float(t)
 
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """One call at a time; a call from inside this engine's own search (an
+        ``on_info`` callback runs in the searching thread) is an error, not a
+        deadlock."""
+        if self._owner == threading.get_ident():
+            raise OutflankError(
+                "the engine is searching: an on_info callback cannot call it (only stop())"
+            )
+        with self._lock:
+            self._owner = threading.get_ident()
+            try:
+                yield
+            finally:
+                self._owner = None
+
     # -------------------------------------------------------------- searching
     def stop(self) -> None:
         """Ask the running search (in another thread) to return its best move soon."""
@@ -302,7 +320,7 @@ class Engine:
 
     def clear(self) -> None:
         """Forget the transposition table (e.g. between games)."""
-        with self._lock:
+        with self._locked():
             self._searcher.clear()
 
     def _prepare(self, board: Board) -> None:
@@ -399,7 +417,7 @@ class Engine:
         """
         depth_in_call = depth is not None
         depth, time, nodes = self._limits(depth, time, nodes)
-        with self._lock:
+        with self._locked():
             self._prepare(board)
             if self._solves(board, depth, depth_in_call):
                 raw = self._searcher.search(
@@ -430,7 +448,7 @@ class Engine:
         """Every legal move's score, best first (exact in a solvable endgame)."""
         depth_in_call = depth is not None
         depth, time, nodes = self._limits(depth, time, None)
-        with self._lock:
+        with self._locked():
             self._prepare(board)
             if self._solves(board, depth, depth_in_call):
                 raw = self._searcher.search(
@@ -452,7 +470,7 @@ class Engine:
         ``wld=True`` only decides win/draw/loss (faster): the score is then
         +1, 0 or -1. If :meth:`stop` interrupts it, ``exact`` is false.
         """
-        with self._lock:
+        with self._locked():
             self._prepare(board)
             if board.rules is Rules.REVERSI:
                 raw = self._mid(board, MAX_DEPTH, None, None)
@@ -480,7 +498,7 @@ class Engine:
         """The evaluator's static score of the position (side to move's view)."""
         if not isinstance(board, Board):
             raise OutflankError(f"expected a Board, not {type(board).__name__}")
-        with self._lock:
+        with self._locked():
             value = self._searcher.evaluate(board.player, board.opponent)
         return value / self._evaluator.scale
 

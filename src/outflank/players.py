@@ -192,6 +192,7 @@ _FISH_BASE, _FISH_GUARD = _fish_tables()
 
 def fish_score(board: Board, color: Color) -> int:
     """Seed 000's ``getScoreOfBoard2``: the heuristic value for ``color``."""
+    color = Color(color)
     mine = board.black if color is BLACK else board.white
     theirs = board.white if color is BLACK else board.black
     score = 0
