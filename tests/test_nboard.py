@@ -220,3 +220,14 @@ def test_forced_pass_is_answered_with_pa() -> None:
     board.push("pass")
     assert parse_engine_move(said[-1]).move in board.legal_moves
     assert engine.close() == 0
+
+
+def test_an_engine_dropped_without_close_is_stopped() -> None:
+    import gc
+
+    player = ExternalPlayer(ENGINE)
+    proc = player.client.proc
+    assert proc.poll() is None
+    del player
+    gc.collect()
+    assert proc.wait(timeout=10) is not None  # the engine once ran on until exit

@@ -41,6 +41,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -457,6 +458,24 @@ def parse_engine_move(line: str) -> EngineAnswer:
     return EngineAnswer(move, numbers[0], numbers[1])
 
 
+def _pump_lines(stream: Any, lines: queue.Queue[str | None]) -> None:
+    """Copy an engine's output lines into a queue; ``None`` marks the end."""
+    try:
+        for line in stream:
+            lines.put(line.rstrip("\r\n"))
+    except (OSError, ValueError):
+        pass
+    lines.put(None)
+
+
+def _end_process(proc: subprocess.Popen[str]) -> None:
+    """Kill an engine process still running when its client is gone."""
+    if proc.poll() is None:
+        proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=2.0)
+
+
 class NBoardClient:
     """Drive an NBoard engine subprocess (Edax ``-nboard``, NTest,
     ``outflank nboard``...). Every wait has a timeout; a process that dies,
@@ -492,20 +511,16 @@ class NBoardClient:
             )
         except OSError as exc:
             raise PlayerError(f"cannot start engine {' '.join(argv)!r}: {exc}") from None
-        self._reader = threading.Thread(target=self._read, daemon=True)
+        # the reader and the finalizer hold the process, not the client: a client
+        # dropped without close() is collected and its engine stopped
+        self._reader = threading.Thread(
+            target=_pump_lines, args=(self.proc.stdout, self._lines), daemon=True
+        )
         self._reader.start()
+        weakref.finalize(self, _end_process, self.proc)
         self.send("nboard 2")
         self.send(f"set depth {self.depth}")
         self.sync(start_timeout)
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        try:
-            for line in self.proc.stdout:
-                self._lines.put(line.rstrip("\r\n"))
-        except (OSError, ValueError):
-            pass
-        self._lines.put(None)
 
     @property
     def alive(self) -> bool:
