@@ -358,6 +358,36 @@ class Renderer:
             lines.append((scene.status, PALETTE["text"]))
         return lines
 
+    def _status_blocks(
+        self, scene: Scene, size: int, width: int, spinner_room: int
+    ) -> list[tuple[RGB, int, list[str]]]:
+        """The status lines as ``(colour, indent, wrapped lines)``; the thinking
+        line is indented to leave room for its spinner."""
+        blocks = []
+        for text, colour in self._status_lines(scene):
+            indent = spinner_room if scene.thinking and text == scene.thinking else 0
+            blocks.append((colour, indent, self._wrap(text, size, width - indent)))
+        return blocks
+
+    def _trim_alert(
+        self,
+        scene: Scene,
+        blocks: list[tuple[RGB, int, list[str]]],
+        room: int,
+        size: int,
+        width: int,
+    ) -> list[tuple[RGB, int, list[str]]]:
+        """A long alert (settings warnings) gives up its last lines so that the
+        status lines after it ("Your move") still fit in ``room`` lines."""
+        if not scene.alert or not blocks:
+            return blocks
+        colour, indent, lines = blocks[0]
+        keep = max(1, room - sum(len(rest) for _, _, rest in blocks[1:]))
+        if keep >= len(lines):
+            return blocks
+        cut = [*lines[: keep - 1], self._fit(lines[keep - 1] + " ...", size, width - indent)]
+        return [(colour, indent, cut), *blocks[1:]]
+
     def _spinner(
         self, surface: pygame.Surface, center: tuple[int, int], radius: int, now: float
     ) -> None:
@@ -380,9 +410,15 @@ class Renderer:
         y = panel.top + pad
         self.text(surface, "outflank", int(unit * 1.6), PALETTE["text"], (x, y))
         y += int(unit * 1.6)
-        if scene.info:
-            info = self._fit(scene.info, int(unit * 0.7), w)
-            self.text(surface, info, int(unit * 0.7), PALETTE["dim"], (x, y))
+        if scene.info:  # two lines at most: a long AI name wraps, then is cut
+            size = int(unit * 0.7)
+            lines = self._wrap(scene.info, size, w)
+            if len(lines) > 2:
+                lines = [lines[0], self._fit(" ".join(lines[1:]), size, w)]
+            for line in lines:
+                self.text(surface, line, size, PALETTE["dim"], (x, y))
+                y += int(size * 1.1)
+            y -= int(size * 1.1)
         y += int(unit * 1.3)
         row_h = int(unit * 1.7)
         for colour in (BLACK, WHITE):
@@ -392,21 +428,9 @@ class Renderer:
         help_size = int(unit * 0.68)
         hy = panel.bottom - pad - len(scene.keys_help) * int(help_size * 1.05)
         size, step = int(unit * 0.8), int(unit * 0.85)
-        blocks = []  # (colour, indent, wrapped lines) per status line
-        for text, colour in self._status_lines(scene):
-            indent = unit + 4 if scene.thinking and text == scene.thinking else 0
-            blocks.append((colour, indent, self._wrap(text, size, w - indent)))
-        if scene.alert and blocks:
-            # the status stays above the key help: a long alert (settings
-            # warnings) gives up its last lines, so the lines after it stay in view
-            room = (hy - y - len(blocks) * (unit // 4)) // step  # lines that fit
-            others = sum(len(lines) for _, _, lines in blocks[1:])
-            colour, indent, lines = blocks[0]
-            keep = max(1, room - others)
-            if keep < len(lines):
-                lines = [*lines[: keep - 1], self._fit(lines[keep - 1] + " ...", size, w - indent)]
-                blocks[0] = (colour, indent, lines)
-        for colour, indent, lines in blocks:
+        blocks = self._status_blocks(scene, size, w, unit + 4)
+        room = (hy - y - len(blocks) * (unit // 4)) // step  # lines that fit above the help
+        for colour, indent, lines in self._trim_alert(scene, blocks, room, size, w):
             if indent:
                 self._spinner(surface, (x + unit // 2, y + unit * 3 // 8), unit * 3 // 8, scene.now)
             for line in lines:
