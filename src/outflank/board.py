@@ -520,7 +520,9 @@ class Board:
     ) -> Board:
         """Replay a transcript such as ``"f5d6c3"`` or ``"F5 d6, c3 pass"``.
 
-        Forced passes may be written or left out. Raises
+        From the start position under ``rules``, or from a copy of ``start``
+        (whose own rules then apply: ``rules`` is not used). Forced passes
+        may be written or left out. Raises
         :class:`InvalidBoardError` naming the first bad move.
         """
         board = start.copy() if start is not None else cls(rules=rules)
