@@ -109,6 +109,11 @@ def parse_square(text: str) -> int:
     return FILES.index(name[0]) + 8 * RANKS.index(name[1])
 
 
+def _is_square(value: object) -> bool:
+    """Is ``value`` a square index (an int 0..63, and not a bool)?"""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 64
+
+
 @dataclass(frozen=True, slots=True)
 class Move:
     """A move: a square index 0..63, or ``None`` for a pass."""
@@ -116,11 +121,8 @@ class Move:
     square: int | None
 
     def __post_init__(self) -> None:
-        square = self.square
-        if square is not None and (
-            isinstance(square, bool) or not isinstance(square, int) or not 0 <= square < 64
-        ):
-            raise InvalidMoveError(f"square index out of range: {square!r}")
+        if self.square is not None and not _is_square(self.square):
+            raise InvalidMoveError(f"square index out of range: {self.square!r}")
 
     @classmethod
     def from_square(cls, square: int) -> Move:
@@ -284,7 +286,7 @@ class Board:
 
     def piece_at(self, square: int) -> Color | None:
         """Colour of the disc on a square, or ``None`` if it is empty."""
-        if isinstance(square, bool) or not isinstance(square, int) or not 0 <= square < 64:
+        if not _is_square(square):
             raise InvalidMoveError(f"square must be an int in 0..63, not {square!r}")
         bit = 1 << square
         if self._black & bit:

@@ -6,8 +6,18 @@ from __future__ import annotations
 
 from typing import Final
 
+from outflank.errors import OutflankError
+
 MIN_LEVEL: Final = 1
 MAX_LEVEL: Final = 20
 #: The opponent the GUI, the web app, the TUI and ``play`` start with:
 #: the default evaluator one ply deep.
 DEFAULT_LEVEL: Final = 6
+
+
+def check_level(level: int, what: str = "level") -> int:
+    """``level`` if it is on the scale, else an :class:`OutflankError` naming
+    ``what`` (the option or setting it came from)."""
+    if not MIN_LEVEL <= level <= MAX_LEVEL:
+        raise OutflankError(f"{what} must be in {MIN_LEVEL}..{MAX_LEVEL}, not {level}")
+    return level

@@ -154,6 +154,23 @@ class _PlayerAnalyst(_Analyst):
         return [self.best(board, depth, on_info)]  # a plain player knows one move
 
 
+def _pump_lines(
+    stream: Any,
+    lines: queue.Queue[str | None],
+    on_error: Callable[[Exception], None] | None = None,
+) -> None:
+    """Copy a stream's lines into a queue; ``None`` marks the end, whatever
+    ended it (a read error goes to ``on_error``)."""
+    try:
+        for line in stream:
+            lines.put(line.rstrip("\r\n"))
+    except (OSError, ValueError) as exc:
+        if on_error is not None:
+            on_error(exc)
+    finally:
+        lines.put(None)
+
+
 class NBoardServer:
     """An NBoard engine: reads protocol lines, answers on ``output``.
 
@@ -214,20 +231,17 @@ class NBoardServer:
         return self._analyst
 
     # ------------------------------------------------------------ loop
-    def _read(self) -> None:
-        try:
-            for line in self.input:
-                self._lines.put(line.rstrip("\r\n"))
-        except (OSError, ValueError) as exc:  # an unreadable input ends the session
-            print(f"outflank nboard: cannot read the input: {exc}", file=sys.stderr)
-        finally:
-            self._lines.put(None)  # serve() must see the end, whatever happened
-
     def serve(self) -> int:
         """Answer commands until ``quit`` or the end of input; returns 0."""
         with contextlib.suppress(AttributeError, ValueError, OSError):
             self.input.reconfigure(errors="replace")  # a bad byte is a bad line, not the end
-        reader = threading.Thread(target=self._read, daemon=True)
+
+        def unreadable(exc: Exception) -> None:  # an unreadable input ends the session
+            print(f"outflank nboard: cannot read the input: {exc}", file=sys.stderr)
+
+        reader = threading.Thread(
+            target=_pump_lines, args=(self.input, self._lines, unreadable), daemon=True
+        )
         reader.start()
         while self._running:
             if self._pending:
@@ -279,7 +293,8 @@ class NBoardServer:
             self.depth = depth
             self.send(f"set myname {self.name}")
         elif what == "game":
-            text = line.split(None, 2)[2] if len(line.split(None, 2)) == 3 else ""
+            parts = line.split(None, 2)
+            text = parts[2] if len(parts) == 3 else ""
             try:
                 record = parse_ggf(text)
                 board = record.board()
@@ -456,16 +471,6 @@ def parse_engine_move(line: str) -> EngineAnswer:
         raise ValueError(f"malformed move answer: {line!r}") from None
     numbers += [None] * (2 - len(numbers))
     return EngineAnswer(move, numbers[0], numbers[1])
-
-
-def _pump_lines(stream: Any, lines: queue.Queue[str | None]) -> None:
-    """Copy an engine's output lines into a queue; ``None`` marks the end."""
-    try:
-        for line in stream:
-            lines.put(line.rstrip("\r\n"))
-    except (OSError, ValueError):
-        pass
-    lines.put(None)
 
 
 def _end_process(proc: subprocess.Popen[str]) -> None:

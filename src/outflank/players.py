@@ -30,7 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from outflank.board import BLACK, Board, Color, Move
 from outflank.errors import OutflankError
-from outflank.levels import MAX_LEVEL, MIN_LEVEL
+from outflank.levels import check_level
 
 __all__ = [
     "ENGINE_PRESETS",
@@ -291,11 +291,7 @@ class EnginePlayer(BasePlayer):
         except ImportError:
             raise OutflankError("the native engine (outflank.engine) is not available") from None
         if level is not None:
-            if not MIN_LEVEL <= level <= MAX_LEVEL:
-                raise OutflankError(
-                    f"engine level must be in {MIN_LEVEL}..{MAX_LEVEL}, not {level}"
-                )
-            self.engine = Engine.level(level)
+            self.engine = Engine.level(check_level(level, "engine level"))
             label = f"level:{level}"
         elif preset is not None:
             self.engine = Engine.preset(preset)

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from outflank.board import BLACK, WHITE, Board, Color, Move, Rules
 from outflank.errors import OutflankError
-from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
+from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, check_level
 from outflank.players import BasePlayer, make_player, player_specs_help
 
 __all__ = ["configure", "main", "render_board", "run"]
@@ -268,9 +268,7 @@ class TerminalGame:
 
 def run(args: argparse.Namespace) -> int:
     """Play one terminal game with the options of :func:`configure`."""
-    level = getattr(args, "level", None) or DEFAULT_LEVEL
-    if not MIN_LEVEL <= level <= MAX_LEVEL:
-        raise OutflankError(f"level must be in {MIN_LEVEL}..{MAX_LEVEL}, not {level}")
+    level = check_level(getattr(args, "level", None) or DEFAULT_LEVEL)
     black_spec = getattr(args, "black", None) or "human"
     white_spec = getattr(args, "white", None) or f"level:{level}"
     rules = Rules(getattr(args, "rules", "othello") or "othello")

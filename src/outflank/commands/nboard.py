@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from outflank.errors import OutflankError
-from outflank.levels import MAX_LEVEL, MIN_LEVEL
+from outflank.levels import MAX_LEVEL, MIN_LEVEL, check_level
 from outflank.nboard import NBoardServer
 from outflank.players import player_specs_help
 
@@ -30,8 +29,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.level is not None and not MIN_LEVEL <= args.level <= MAX_LEVEL:
-        raise OutflankError(f"--level must be in {MIN_LEVEL}..{MAX_LEVEL}, not {args.level}")
+    if args.level is not None:
+        check_level(args.level, "--level")
     if args.player is not None:
         from outflank.players import make_player
 

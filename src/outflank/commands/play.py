@@ -16,7 +16,7 @@ import sys
 from outflank.errors import OutflankError
 from outflank.games import MNK, ConnectFour, Game, Searcher, TicTacToe
 from outflank.games.search import MAX_PLY, SearchResult
-from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
+from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, check_level
 
 NAME = "play"
 HELP = "play tictactoe, mnk, connect4 or othello against the computer in the terminal"
@@ -94,8 +94,7 @@ def _run_othello(args: argparse.Namespace) -> int:
     args.level = DEFAULT_LEVEL if args.level is None else args.level
     args.rules = args.rules or "othello"
     args.no_color = bool(args.no_color)
-    if not MIN_LEVEL <= args.level <= MAX_LEVEL:
-        raise OutflankError(f"--level must be in {MIN_LEVEL}..{MAX_LEVEL}, not {args.level}")
+    check_level(args.level, "--level")
     try:
         tui = importlib.import_module("outflank.tui")
     except ModuleNotFoundError as exc:

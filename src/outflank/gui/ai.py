@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from outflank.board import Board, Move
 from outflank.errors import OutflankError
-from outflank.levels import MAX_LEVEL, MIN_LEVEL
+from outflank.levels import MAX_LEVEL, MIN_LEVEL, check_level
 
 __all__ = [
     "LADDER",
@@ -60,10 +60,7 @@ class AISpec:
                 key = key[len(prefix) :].strip()
                 break
         if key.isdigit():
-            level = int(key)
-            if not MIN_LEVEL <= level <= MAX_LEVEL:
-                raise OutflankError(f"AI level must be in {MIN_LEVEL}..{MAX_LEVEL}, not {level}")
-            return cls("level", level=level)
+            return cls("level", level=check_level(int(key), "AI level"))
         key = key.replace("_", "").replace("-", "")  # names only: "-5" is no level
         if key in ("minimax", "minimaxdepth4"):
             key = "minimax4"

@@ -36,7 +36,6 @@ class GameSession:
         self.rules = rules
         self._start = start.copy(stack=False) if start is not None else None
         self.board = self._fresh()
-        self.passed: Color | None = None  # who passed last, until the next disc is placed
 
     def _fresh(self) -> Board:
         if self._start is None:
@@ -46,7 +45,6 @@ class GameSession:
     def new_game(self) -> None:
         """Back to the start position."""
         self.board = self._fresh()
-        self.passed = None
 
     # ---------------------------------------------------------------- state
     @property
@@ -83,8 +81,6 @@ class GameSession:
         colour = self.board.turn
         flips = tuple(self.board.flips(move))
         played = self.board.push(move)
-        if not played.is_pass:
-            self.passed = None
         return Played(played, colour, flips)
 
     def auto_pass(self) -> Color | None:
@@ -94,7 +90,6 @@ class GameSession:
             return None
         colour = self.board.turn
         self.board.push(PASS)
-        self.passed = colour
         return colour
 
     def undo(self) -> bool:
@@ -107,5 +102,4 @@ class GameSession:
             move = board.pop()
             if board.turn in self.humans and not move.is_pass:
                 break
-        self.passed = None
         return True

@@ -212,15 +212,14 @@ def read_ini(text: str, source: str = CONFIG_NAME) -> tuple[Settings, list[str]]
     )
     try:
         parser.read_string(text, source=source)
-    except configparser.MissingSectionHeaderError as exc:
-        first = str(exc).splitlines()[0]
-        return Settings(), [f"{source}: cannot be read as an INI file ({first}); using defaults"]
-    except configparser.ParsingError as exc:  # the other lines were read: keep them
-        for number, line in exc.errors:
-            warnings.append(f"{source}: line {number} {line.strip()!r} is not KEY = value; ignored")
     except configparser.Error as exc:
-        first = str(exc).splitlines()[0]
-        return Settings(), [f"{source}: cannot be read as an INI file ({first}); using defaults"]
+        if type(exc) is not configparser.ParsingError:  # a missing header: nothing was read
+            first = str(exc).splitlines()[0]
+            return Settings(), [
+                f"{source}: cannot be read as an INI file ({first}); using defaults"
+            ]
+        for number, line in exc.errors:  # the other lines were read: keep them
+            warnings.append(f"{source}: line {number} {line.strip()!r} is not KEY = value; ignored")
     values: dict[str, Any] = {}
     defaults = Settings()
     for section in parser.sections():
