@@ -240,6 +240,46 @@ def test_reversi_rules_end_the_game_when_the_mover_cannot_move() -> None:
         discs.search(board, depth=2)
 
 
+def test_reversi_solve_matches_exhaustive_minimax() -> None:
+    """A Reversi board is solved by a midgame search to the end; its full
+    boards are game ends, scored as such, not by the evaluator (which made
+    most answers wrong: a heuristic leaf outranked a proven loss)."""
+    engines = Engine(), Engine("weights")
+    checked = 0
+    for seed in range(30):
+        rng = random.Random(seed)
+        board = Board(rules=Rules.REVERSI)
+        while board.empties > 8 and not board.is_game_over():
+            board.push(rng.choice(board.legal_moves))
+        if board.is_game_over():
+            continue
+        c, me = cells(board)
+        expected = engine_oracle_score(
+            engine_oracle.negamax(c, me, 64, lambda cs, m: 0, reversi=True)
+        )
+        for engine in engines:
+            result = engine.solve(board)
+            assert result.exact and result.score == expected
+        checked += 1
+    assert checked >= 20
+
+
+def test_a_solve_can_be_bounded_by_time_or_nodes() -> None:
+    """solve(time=..., nodes=...) answers when the limit comes, not exact,
+    with a legal move and a disc estimate; a Reversi board too."""
+    board = Board.from_transcript("f5d6c3d3c4")  # 55 empties: no solve finishes
+    engine = Engine(tt_mb=8)
+    for limits in ({"time": 0.2}, {"nodes": 50_000}, {"time": 0.1, "wld": True}):
+        result = engine.solve(board, **limits)
+        assert not result.exact and result.best_move in board.legal_moves
+        assert -64 <= result.score <= 64
+    reversi = Board.from_obf(board.obf(), rules=Rules.REVERSI)
+    result = engine.solve(reversi, nodes=20_000)
+    assert not result.exact and result.depth < reversi.empties
+    with pytest.raises(SearchLimitError):
+        engine.solve(board, time=0)
+
+
 def engine_oracle_score(value: int) -> float:
     """The engine's report of a core score (a proven game end -> its discs)."""
     win = engine_oracle.WIN

@@ -11,14 +11,23 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from outflank import __version__
 from outflank.commands import COMMANDS
 from outflank.errors import OutflankError
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line, like every other error here
+    (argparse prints the whole usage block first); ``--help`` still shows it."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="outflank",
         description="Othello (Reversi): play, analyse, solve and learn alpha-beta search.",
     )

@@ -464,23 +464,39 @@ class Engine:
                 if searched
             ]
 
-    def solve(self, board: Board, *, wld: bool = False) -> SearchResult:
+    def solve(
+        self,
+        board: Board,
+        *,
+        wld: bool = False,
+        time: float | None = None,
+        nodes: int | None = None,
+    ) -> SearchResult:
         """The exact endgame result: best move, final disc difference, PV.
 
         ``wld=True`` only decides win/draw/loss (faster): the score is then
-        +1, 0 or -1. If :meth:`stop` interrupts it, ``exact`` is false.
+        +1, 0 or -1. No limit by default: a solve takes as long as the
+        position needs (seconds at 20-26 empties, far longer at 30+).
+        ``time`` (seconds) or ``nodes`` bound it; if a limit or :meth:`stop`
+        ends it first, ``exact`` is false and the score is the best
+        estimate so far: discs, or for a Reversi board (solved by a midgame
+        search to the end) the evaluator's unit, as in :meth:`search`.
         """
+        _, time, nodes = check_limits(None, time, nodes)
         with self._locked():
             self._prepare(board)
-            if board.rules is Rules.REVERSI:
-                raw = self._mid(board, MAX_DEPTH, None, None)
+            if board.rules is Rules.REVERSI:  # a midgame search through to the end
+                raw = self._mid(board, MAX_DEPTH, time, nodes)
+                if raw["aborted"] or raw["depth"] < board.empties:  # a limit came first
+                    return self._result(raw, exact=False)
                 value = raw["score"]
                 win = _core.SCORE_WIN
                 raw["score"] = value - win if value >= win else value + win if value <= -win else 0
             else:
                 raw = self._searcher.search(
-                    board.player, board.opponent, mode=MODE_WLD if wld else MODE_EXACT
-                )
+                    board.player, board.opponent, mode=MODE_WLD if wld else MODE_EXACT,
+                    time=time or 0.0, nodes=nodes or 0,
+                )  # fmt: skip
             if wld and not raw["aborted"]:
                 raw["score"] = (raw["score"] > 0) - (raw["score"] < 0)
             return self._result(raw, exact=not raw["aborted"], discs=True)

@@ -103,6 +103,18 @@ def test_undo_against_the_ai_returns_to_the_human(client: TestClient) -> None:
     assert redone["cursor"] == 2 and redone["turn"] == "black"
 
 
+def test_undo_while_the_ai_thinks_says_nobody_thinks(client: TestClient) -> None:
+    """The undo's state must not name the search it has just made stale: that
+    search ends without publishing anything, so the page would show "White
+    is thinking" for good."""
+    strong = {"kind": "ai", "ai": "level", "level": 20}  # thinks up to the 5 s cap
+    game_id, seats, _ = new_game(client, white=strong, start="f5d6c3d3c4f4f6f3e6e7d7c6")
+    move(client, game_id, seats["black"], "b6")
+    wait_for(client, game_id, lambda s: s["thinking"] == "white")
+    undone = client.post(f"/api/games/{game_id}/undo", json={"seat": seats["black"]}).json()
+    assert undone["turn"] == "black" and undone["thinking"] is None
+
+
 def test_restart_lets_a_waiting_ai_move(db_path: Path) -> None:
     with TestClient(create_app(str(db_path), ai_delay=0.0)) as first:
         game_id, seats, _ = new_game(first)

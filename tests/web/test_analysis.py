@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from fastapi.testclient import TestClient
 
 from outflank.board import Board
@@ -44,3 +46,13 @@ def test_ggf_export_replays_to_the_same_board(client: TestClient) -> None:
     text = client.get(f"/api/games/{game_id}/ggf").text
     record = parse_ggf(text)
     assert record.board().obf()[:64] == state["board"]
+    time.sleep(1.1)  # DT is when the game began, not when it is exported
+    assert parse_ggf(client.get(f"/api/games/{game_id}/ggf").text).date == record.date
+
+
+def test_a_reversi_game_has_no_ggf(client: TestClient) -> None:
+    """GGF has no Reversi rules: such a record would replay as Othello."""
+    game_id, _, _ = new_game(client, rules="reversi", start="f5d6")
+    answer = client.get(f"/api/games/{game_id}/ggf")
+    assert answer.status_code == 409 and "transcript" in answer.json()["error"]
+    assert client.get(f"/api/games/{game_id}/transcript").text.strip() == "f5d6"

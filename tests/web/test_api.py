@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -163,6 +164,49 @@ def test_transcript_export(client: TestClient) -> None:
     obf = Board.from_transcript("f5d6").obf()
     other, _, _ = new_game(client, start=obf)
     assert client.get(f"/api/games/{other}/transcript").text.splitlines()[0] == obf
+
+
+def test_a_transcript_export_starts_a_new_game(client: TestClient) -> None:
+    """The export of a game from a position (its OBF, then the moves) is a
+    valid start; a bare 64-cell board gets the OBF parser's message."""
+    obf = Board.from_transcript("f5d6").obf()
+    first, seats, _ = new_game(client, start=obf)
+    move(client, first, seats["black"], "c3")
+    export = client.get(f"/api/games/{first}/transcript").text
+    for text in (export, " ".join(export.split())):  # a pasted line joins the two
+        _, _, state = new_game(client, start=text)
+        assert state["start"] == obf and state["transcript"] == "c3"
+    bad = client.post("/api/games", json={"start": obf[:64]})
+    assert bad.status_code == 400 and "OBF" in bad.json()["error"]
+
+
+def test_the_game_list_pages_back(client: TestClient) -> None:
+    ids = [new_game(client)[0] for _ in range(5)]
+    first = [g["id"] for g in client.get("/api/games", params={"limit": 3}).json()["games"]]
+    rest = client.get("/api/games", params={"limit": 3, "offset": 3}).json()["games"]
+    assert sorted(first + [g["id"] for g in rest]) == sorted(ids)
+
+
+def test_limits_of_requests(client: TestClient) -> None:
+    """A body past the limit is refused before it is read whole; a human
+    seat takes no AI settings; the page answers HEAD."""
+    game_id, seats, _ = new_game(client)
+    huge = json.dumps({"seat": seats["black"], "move": "f5", "pad": "x" * 200_000})
+    answer = client.post(
+        f"/api/games/{game_id}/moves", content=huge, headers={"content-type": "application/json"}
+    )
+    assert answer.status_code == 413 and "over" in answer.json()["error"]
+
+    def chunks():  # no Content-Length: counted as it comes
+        for _ in range(100):
+            yield b"x" * 10_000
+
+    answer = client.post(f"/api/games/{game_id}/moves", content=chunks())
+    assert answer.status_code == 413
+    assert client.get(f"/api/games/{game_id}").json()["moves"] == []
+    human = client.post("/api/games", json={"black": {"kind": "human", "level": 5}})
+    assert human.status_code == 422 and "no AI settings (level)" in human.json()["error"]
+    assert client.head("/").status_code == 200
 
 
 def test_list_games_and_info(client: TestClient) -> None:

@@ -33,7 +33,7 @@ def test_socket_errors_keep_the_connection(client: TestClient) -> None:
         white.send_text("{not json")
         assert white.receive_json() == {
             "type": "error",
-            "status": 400,
+            "status": 422,
             "error": "malformed JSON message",
         }
         white.send_json({"type": "move", "move": "d3"})
@@ -43,6 +43,10 @@ def test_socket_errors_keep_the_connection(client: TestClient) -> None:
         assert white.receive_json()["status"] == 400
         white.send_json({"type": "move"})
         assert "needs 'move'" in white.receive_json()["error"]
+        for move in (5, "x" * 100_000):  # REST answers 422 to these bodies too
+            white.send_json({"type": "move", "move": move})
+            error = white.receive_json()
+            assert error["status"] == 422 and len(error["error"]) < 100
         white.send_bytes(b"\xff\xfe")
         assert white.receive_json()["error"] == "malformed JSON message"
         white.send_bytes(b'{"type": "ping"}')

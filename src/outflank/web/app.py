@@ -21,6 +21,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from outflank import __version__
@@ -29,7 +30,7 @@ from outflank.web.ai import OPPONENTS, engine_available
 from outflank.web.hub import Hub
 from outflank.web.schemas import MoveRequest, NewGame, PlayerUpdate, SeatRequest
 from outflank.web.service import GameError, GameService
-from outflank.web.storage import Storage
+from outflank.web.storage import DatabaseError, Storage
 
 __all__ = ["create_app"]
 
@@ -37,8 +38,53 @@ STATIC = Path(__file__).resolve().parent / "static"
 log = logging.getLogger("outflank.web")
 
 
+MAX_BODY = 64 * 1024  # bytes: the largest request the API needs is a few hundred
+
+
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+class _BodyLimit:
+    """Answer 413 to a request body over MAX_BODY bytes instead of reading it
+    all into memory: by its Content-Length at once, or, sent in chunks, as
+    soon as the chunks pass the limit."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_big = _error(413, f"the request body is over {MAX_BODY} bytes")
+        length = dict(scope["headers"]).get(b"content-length", b"0")
+        if not length.isdigit() or int(length) > MAX_BODY:
+            await too_big(scope, receive, send)
+            return
+        received, over = 0, False
+
+        async def limited_receive() -> Any:
+            nonlocal received, over
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > MAX_BODY:
+                    over = True
+                    return {"type": "http.disconnect"}  # the app stops reading
+            return message
+
+        async def checked_send(message: Any) -> None:
+            if not over:  # past the limit, the app's answer is replaced by the 413
+                await send(message)
+
+        try:
+            await self.app(scope, limited_receive, checked_send)
+        except Exception:
+            if not over:
+                raise
+        if over:
+            await too_big(scope, receive, send)
 
 
 def _describe_validation(exc: RequestValidationError) -> str:
@@ -82,6 +128,7 @@ def create_app(
         storage.close()
 
     app = FastAPI(title="outflank", version=__version__, lifespan=lifespan)
+    app.add_middleware(_BodyLimit)
     app.state.service = service
     app.state.storage = storage
 
@@ -98,6 +145,18 @@ def create_app(
     async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         return _error(exc.status_code, str(exc.detail))
 
+    @app.exception_handler(DatabaseError)
+    async def _database_gone(_request: Request, exc: DatabaseError) -> JSONResponse:
+        log.error("%s", exc)
+        return _error(503, str(exc))
+
+    @app.exception_handler(OperationalError)
+    async def _database_error(_request: Request, exc: OperationalError) -> JSONResponse:
+        # a read-only file, a lock held too long, a full disk: the database's own words
+        reason = str(exc.orig).splitlines()[0] if exc.orig else "unavailable"
+        log.error("database error: %s", reason)
+        return _error(503, f"the database cannot be used now ({reason}); the game is unchanged")
+
     @app.exception_handler(Exception)
     async def _server_error(_request: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error", exc_info=exc)
@@ -107,8 +166,9 @@ def create_app(
     def index() -> FileResponse:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
-    app.get("/", include_in_schema=False)(index)
-    app.get("/game/{game_id}", include_in_schema=False)(lambda game_id: index())
+    page = {"methods": ["GET", "HEAD"], "include_in_schema": False}
+    app.api_route("/", **page)(index)
+    app.api_route("/game/{game_id}", **page)(lambda game_id: index())
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     # ---------------------------------------------------------------- REST
@@ -128,9 +188,11 @@ def create_app(
         return service.create(spec)
 
     @app.get("/api/games")
-    def list_games(limit: int = Query(20, ge=1, le=200)) -> dict[str, Any]:
-        """Recently played games, newest first."""
-        return {"games": service.list_games(limit)}
+    def list_games(
+        limit: int = Query(20, ge=1, le=200), offset: int = Query(0, ge=0, le=10**9)
+    ) -> dict[str, Any]:
+        """Recently played games, newest first; ``offset`` pages back."""
+        return {"games": service.list_games(limit, offset)}
 
     @app.get("/api/games/{game_id}")
     async def get_game(
@@ -276,8 +338,8 @@ async def _receive(
             if not isinstance(message, dict):
                 raise ValueError
         except ValueError:
-            await websocket.send_json(
-                {"type": "error", "status": 400, "error": "malformed JSON message"}
+            await websocket.send_json(  # 422, as REST answers a malformed body
+                {"type": "error", "status": 422, "error": "malformed JSON message"}
             )
             continue
         kind = message.get("type")
@@ -289,8 +351,11 @@ async def _receive(
                 raise GameError(403, "spectators may watch but not play")
             if kind == "move":
                 move = message.get("move")
-                if not isinstance(move, str) or not move:
-                    raise GameError(400, "a move message needs 'move': a square such as d3")
+                if not isinstance(move, str) or not 1 <= len(move) <= 16:  # as MoveRequest
+                    raise GameError(
+                        422,
+                        "a move message needs 'move': a square such as d3 (16 characters or less)",
+                    )
                 await run_in_threadpool(service.play, game_id, seat, move)
             elif kind in ("undo", "redo"):
                 await run_in_threadpool(getattr(service, kind), game_id, seat)

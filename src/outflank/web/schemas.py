@@ -43,8 +43,9 @@ class PlayerSpec(_Strict):
     @model_validator(mode="after")
     def _check(self) -> PlayerSpec:
         if self.kind == "human":
-            if self.ai is not None:
-                raise ValueError("a human player takes no 'ai' setting")
+            settings = sorted(self.model_fields_set - {"kind"})
+            if settings:
+                raise ValueError(f"a human player takes no AI settings ({', '.join(settings)})")
             return self
         if self.ai is None:
             raise ValueError("an AI player needs 'ai': one of " + ", ".join(AI_KINDS))

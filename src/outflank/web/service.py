@@ -33,7 +33,15 @@ from outflank.errors import OutflankError
 from outflank.web.ai import EngineUnavailableError, Thinker, describe, engine_available
 from outflank.web.hub import Hub
 from outflank.web.schemas import NewGame, PlayerSpec
-from outflank.web.storage import GameRow, MoveRow, SeatRow, Storage, new_game_id, new_secret
+from outflank.web.storage import (
+    DatabaseError,
+    GameRow,
+    MoveRow,
+    SeatRow,
+    Storage,
+    new_game_id,
+    new_secret,
+)
 
 __all__ = ["GameError", "GameService"]
 
@@ -187,6 +195,8 @@ class GameService:
                 "name": describe(seat.player),
             }
         thinking = self._thinking.get(game.id)
+        if thinking is not None and (over or thinking[0] != _color_name(board)):
+            thinking = None  # a search an undo has made stale: it is being stopped
         active = rep.moves[: game.cursor]
         outcome = board.outcome()
         return {
@@ -236,11 +246,15 @@ class GameService:
         with self.storage.session() as session:
             return self._load(session, game_id).version
 
-    def list_games(self, limit: int = 20) -> list[dict[str, Any]]:
-        """The most recently changed games, newest first (no secrets)."""
+    def list_games(self, limit: int = 20, offset: int = 0) -> list[dict[str, Any]]:
+        """The most recently changed games, newest first (no secrets); ``offset``
+        skips that many of the newest (the next page)."""
         with self.storage.session() as session:
             rows = session.scalars(
-                select(GameRow).order_by(GameRow.updated.desc()).limit(limit)
+                select(GameRow)
+                .order_by(GameRow.updated.desc(), GameRow.id)
+                .offset(offset)
+                .limit(limit)
             ).all()
             return [
                 {
@@ -260,21 +274,17 @@ class GameService:
     def create(self, spec: NewGame) -> dict[str, Any]:
         """Start a game; returns ``{"game": state, "seats": {colour: secret}}``.
 
-        ``spec.start`` may be an OBF position (the game starts there) or a
-        transcript from the initial position (its moves become the game's
-        first moves, so they can be replayed and taken back).
+        ``spec.start`` may be an OBF position (the game starts there), an OBF
+        position followed by moves from it (the transcript export of such a
+        game), or a transcript from the initial position. Moves become the
+        game's first moves, so they can be replayed and taken back.
         """
         players = {"black": spec.black, "white": spec.white}
         if any(p.kind == "ai" for p in players.values()) and not engine_available():
             raise GameError(503, "AI opponents need outflank.engine, which this build lacks")
         rules = Rules(spec.rules)
-        text = (spec.start or "").strip()
         try:
-            if re.match(r"^[XOxo\-.*]{64}\s", text):
-                root, setup = Board.from_obf(text, rules), []
-            else:
-                root = Board(rules=rules)
-                setup = Board.from_transcript(text, rules).move_stack if text else []
+            root, setup = _start_position((spec.start or "").strip(), rules)
         except OutflankError as exc:
             raise GameError(400, f"bad start position: {exc}") from None
         game = GameRow(id=new_game_id(), rules=rules.value, start_obf=root.obf(), cursor=0)
@@ -474,6 +484,9 @@ class GameService:
             while not self._closed:
                 try:
                     again = self._ai_step(game_id)
+                except (GameError, DatabaseError) as exc:  # the game or its file went away
+                    log.warning("AI move not saved in game %s: %s", game_id, exc)
+                    again = False
                 except Exception:  # never let a worker die silently
                     log.exception("AI move failed in game %s", game_id)
                     again = False
@@ -634,10 +647,19 @@ class GameService:
             raise GameError(503, "GGF export needs outflank.ggf, which this build lacks") from None
         with self.storage.session() as session:
             game = self._load(session, game_id)
+            if game.rules != Rules.OTHELLO.value:
+                raise GameError(
+                    409, "GGF records Othello games only: export this Reversi game's transcript"
+                )
             rep = replay(game)
             names = {seat.color: describe(seat.player) for seat in game.seats}
+            started = _utc(game.created)
         record = ggf.GameRecord.from_board(
-            rep.board, black=names["black"], white=names["white"], place="outflank web"
+            rep.board,
+            black=names["black"],
+            white=names["white"],
+            place="outflank web",
+            date=started.strftime("%Y-%m-%d %H:%M:%S GMT"),
         )
         return record.to_ggf()
 
@@ -648,6 +670,22 @@ class GameService:
             self._stop_thinking(game_id)
         self._ai_pool.shutdown(wait=True, cancel_futures=True)
         self._analysis_pool.shutdown(wait=True, cancel_futures=True)
+
+
+_OBF_CELLS = re.compile(r"[XOxo\-.*]{64}(?=\s|$)")
+_OBF_THEN_MOVES = re.compile(r"([XOxo\-.*]{64}\s+[XOxo])\s+(?=[a-hA-H][1-8]|pass)", re.IGNORECASE)
+
+
+def _start_position(text: str, rules: Rules) -> tuple[Board, list[Move]]:
+    """A game's start from ``start``: (root position, moves played from it)."""
+    then_moves = _OBF_THEN_MOVES.match(text)
+    if then_moves:
+        root = Board.from_obf(then_moves[1], rules)
+        return root, Board.from_transcript(text[then_moves.end() :], start=root).move_stack
+    if _OBF_CELLS.match(text):
+        return Board.from_obf(text, rules), []
+    root = Board(rules=rules)
+    return root, Board.from_transcript(text, rules).move_stack if text else []
 
 
 def _utc(moment: datetime) -> datetime:

@@ -13,8 +13,10 @@ a server restart or a ``kill -9`` at any moment. SQLite is the default
 from __future__ import annotations
 
 import contextlib
+import os
 import secrets
 import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,6 +30,7 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    inspect,
 )
 from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.orm import (
@@ -41,6 +44,7 @@ from sqlalchemy.orm import (
 
 __all__ = [
     "Base",
+    "DatabaseError",
     "GameRow",
     "MoveRow",
     "SeatRow",
@@ -49,6 +53,10 @@ __all__ = [
     "new_game_id",
     "new_secret",
 ]
+
+
+class DatabaseError(Exception):
+    """The database cannot be used as it is: not ours, in memory, or gone."""
 
 
 def _now() -> datetime:
@@ -154,11 +162,38 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+def _sqlite_path(url: str) -> str | None:
+    """The file of a SQLite URL; raises DatabaseError for an in-memory one."""
+    if not url.startswith("sqlite"):
+        return None
+    path = url.split("://", 1)[1][1:].split("?", 1)[0]  # sqlite:///PATH?options
+    if path in ("", ":memory:") or "mode=memory" in url:
+        raise DatabaseError(
+            "an in-memory database would lose every game (and each thread would "
+            "see its own): give a file path"
+        )
+    return path
+
+
+def _check_schema(engine: SqlEngine) -> None:
+    """Refuse a database whose tables of our names lack our columns."""
+    found = inspect(engine)
+    for table in Base.metadata.sorted_tables:
+        have = {column["name"] for column in found.get_columns(table.name)}
+        missing = sorted(set(table.columns.keys()) - have)
+        if missing:
+            raise DatabaseError(
+                f"not an outflank database: its table {table.name!r} has no "
+                f"{', '.join(missing)} column{'s' if len(missing) > 1 else ''}"
+            )
+
+
 class Storage:
     """The database: an engine, a session factory and the tables created."""
 
     def __init__(self, url: str) -> None:
         self.url = database_url(url)
+        self.path = _sqlite_path(self.url)
         kwargs: dict[str, Any] = {"future": True}
         if self.url.startswith("sqlite"):
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
@@ -168,17 +203,43 @@ class Storage:
         if self.url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
         Base.metadata.create_all(self.engine)
+        _check_schema(self.engine)
+        self._file_id = self._identify()
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         sqlite = self.url.startswith("sqlite")
         self._write_lock: contextlib.AbstractContextManager[Any] = (
             threading.Lock() if sqlite else contextlib.nullcontext()
         )
 
-    def writing(self) -> contextlib.AbstractContextManager[Any]:
+    def _identify(self) -> tuple[int, int] | None:
+        """The SQLite file's identity (device, inode); None for other databases."""
+        if self.path is None:
+            return None
+        try:
+            stat = os.stat(self.path)
+        except OSError:
+            return None
+        return stat.st_dev, stat.st_ino
+
+    def check_file(self) -> None:
+        """Raise DatabaseError if the SQLite file was deleted or replaced since
+        the start: SQLite would go on writing to the deleted file, and every
+        game written from then on would be lost."""
+        if self._file_id is not None and self._identify() != self._file_id:
+            raise DatabaseError(
+                f"the database file {self.path!r} was deleted or replaced while the "
+                "server ran; nothing more can be saved: restart the server"
+            )
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
         """Hold this while a session writes. SQLite takes one writer at a time and
         makes the others sleep and retry; queueing them on a lock here is fairer
-        and keeps the slowest answers short. Other databases need no lock."""
-        return self._write_lock
+        and keeps the slowest answers short. Other databases need no lock. A
+        SQLite file deleted or replaced meanwhile is refused (DatabaseError)."""
+        with self._write_lock:
+            self.check_file()
+            yield
 
     def session(self) -> Session:
         """A new session; use it in a ``with`` block and commit explicitly."""

@@ -1,0 +1,52 @@
+"""The database under the web app: what cannot hold games is refused at
+start, and a file that disappears under a running server stops the saving
+with a clear answer instead of losing games in silence."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from outflank.web.app import create_app
+from outflank.web.storage import DatabaseError, Storage
+from web.conftest import move, new_game
+
+
+@pytest.mark.parametrize("url", [":memory:", "sqlite://", "", "sqlite:///:memory:"])
+def test_an_in_memory_database_is_refused(url: str) -> None:
+    with pytest.raises(DatabaseError, match="in-memory"):
+        Storage(url)
+
+
+def test_another_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE games (id TEXT PRIMARY KEY, status TEXT)")
+    with pytest.raises(DatabaseError, match="not an outflank database: its table 'games'"):
+        Storage(str(path))
+
+
+def test_a_deleted_database_file_stops_the_saving(tmp_path: Path) -> None:
+    path = tmp_path / "games.db"
+    with TestClient(create_app(str(path), ai_delay=0.0)) as client:
+        game_id, seats, _ = new_game(client)
+        assert move(client, game_id, seats["black"], "f5").status_code == 200
+        for name in ("games.db", "games.db-wal", "games.db-shm"):
+            (tmp_path / name).unlink(missing_ok=True)
+        answer = move(client, game_id, seats["white"], "d6")
+        assert answer.status_code == 503 and "deleted or replaced" in answer.json()["error"]
+        created = client.post("/api/games", json={})
+        assert created.status_code == 503
+
+
+def test_serve_explains_a_foreign_database(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from outflank.cli import main
+
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, name TEXT)")
+    assert main(["serve", "--db", str(path), "--port", "0"]) == 2
+    assert "not an outflank database" in capsys.readouterr().err
