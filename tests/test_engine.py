@@ -573,3 +573,94 @@ def test_an_on_info_callback_calling_its_own_engine_gets_an_error_not_a_deadlock
     assert result.depth == 3 and len(refused) == 3
     assert refused[0].startswith("the engine is searching: an on_info callback cannot call it")
     assert engine.evaluate(board) == Engine().evaluate(board)  # usable again afterwards
+
+
+def test_a_forced_pass_at_the_root_uses_up_no_depth() -> None:
+    """As everywhere in the tree: a depth-k search of a position that must
+    pass equals minus the depth-k search after the pass."""
+    board = Board.from_obf("OOOOOOOOOOOXXXXOOOOXXXXOOXOXXXXOOOXXXXX-OXOX-XX-OXX--X-XOX------ X")
+    assert board.must_pass()
+    after = board.copy()
+    after.push(PASS)
+    for depth in (1, 3, 5):
+        passing = Engine(endgame=0).search(board, depth=depth)
+        assert passing.score == -Engine(endgame=0).search(after, depth=depth).score
+    near_end = Board.from_obf("XXXXXX-XXXXOXX-XXOXXOXXXXOOXXOOXXOOOOOOXXXXOOOOOXXXXOOOO-OOOOOOO X")
+    assert near_end.must_pass() and near_end.empties == 3
+    assert Engine("fish").search(near_end, depth=60).score == Engine().solve(near_end).score
+
+
+def test_wrapped_counters_never_revive_old_table_entries() -> None:
+    """The evaluator's table tag and the search counter are 8-bit: after 253
+    evaluator changes, or 255 searches, their values come round again, and
+    old entries must not pass for the current evaluator or a fresh search."""
+    board = random_position(21, 44)
+    engine = Engine(evaluator="regions", corner=50, x_square=-50, tt_mb=4)
+    engine.search(board, depth=7)
+    for k in range(252):  # a slider dragged back and forth
+        engine.configure(corner=k % 101 - 50)
+    engine.configure(corner=-50, x_square=50)
+    fresh = Engine(evaluator="regions", corner=-50, x_square=50, tt_mb=4)
+    assert engine.search(board, depth=7).score == fresh.search(board, depth=7).score
+
+    position = random_position(7, 40)
+    engine = Engine(tt_mb=4)
+    engine.search(position, depth=10)
+    for _ in range(255):
+        engine.search(Board(), depth=1)
+    assert engine.analyze(position, depth=6) == Engine(tt_mb=4).analyze(position, depth=6)
+
+
+def test_node_limits_below_the_polling_interval_hold() -> None:
+    board = Board.from_transcript("f5d6c3d3c4")
+    assert Engine().search(board, nodes=50).nodes <= 51
+    assert Engine().solve(board, nodes=100).nodes <= 101
+
+
+def test_a_stopped_endgame_analysis_answers_at_once() -> None:
+    """analyze() within the endgame range first tries the exact analysis; cut
+    short, it answers with a quick shallow analysis, not a second budget."""
+    board = Board.from_obf("O-X-X----OXXXO--OOXOX---XOOOXXX--XOOXXXOXXOOOXO-XXO-XOO-XXX-X--- X")
+    engine = Engine()
+    result, latency = _stopped(engine, lambda: engine.analyze(board, time=5), after=0.2)
+    assert latency < 0.5
+    assert {m.move for m in result} == set(board.legal_moves)
+    assert not any(m.exact for m in result)
+
+
+def test_bad_settings_change_nothing() -> None:
+    engine = Engine(evaluator="regions", depth=3)
+    before = (engine.evaluator, engine.depth, engine.time, engine.endgame, engine.random)
+    for bad in (
+        {"corner": 10, "depth": 0},
+        {"depth": 5, "time": -1},
+        {"evaluator": "fish", "selective": 99},
+        {"endgame": 10, "random": 2},
+        {"depth": 4, "seed": [1]},
+    ):
+        with pytest.raises(OutflankError):
+            engine.configure(**bad)
+        assert (engine.evaluator, engine.depth, engine.time, engine.endgame, engine.random) == (
+            before
+        )
+
+
+def test_the_endgame_default_follows_the_evaluator() -> None:
+    engine = Engine("fish")
+    engine.configure(evaluator="default")
+    assert engine.endgame == Engine().endgame == 20
+    engine.configure(evaluator="fish")
+    assert engine.endgame == 0
+    engine = Engine("fish", endgame=12)  # set on purpose: kept
+    engine.configure(evaluator="default")
+    assert engine.endgame == 12
+
+
+def test_evaluator_objects_are_checked_like_names() -> None:
+    from outflank.evaluation import Evaluator
+
+    with pytest.raises(OutflankError, match=r"corner must be in -50\.\.50"):
+        Engine(evaluator=Evaluator("regions", {"corner": 500, "edge": 0, "x_square": 0}))
+    with pytest.raises(OutflankError, match="unknown evaluator"):
+        Engine(evaluator=Evaluator("bogus"))
+    assert Engine(evaluator=Evaluator("regions")).evaluator == Engine("regions").evaluator

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from outflank.board import BLACK, WHITE, Board, Move
@@ -14,7 +16,6 @@ from outflank.players import (
     HumanPlayer,
     Player,
     RandomPlayer,
-    fish_score,
     make_player,
 )
 
@@ -48,25 +49,26 @@ def test_random_is_reproducible() -> None:
     assert a.board.is_game_over()
 
 
-def test_fish_score_matches_the_seed_on_the_start_position() -> None:
-    board = Board()
-    assert fish_score(board, BLACK) == 0
-    board.play("d3")  # black: d3 d4 d5 e4 (4 discs), white: e5
-    assert fish_score(board, BLACK) == 4 - 1
-    assert fish_score(board, WHITE) == 1 - 4
+def test_greedy_plays_the_same_moves_as_the_engine_preset_and_classic() -> None:
+    """One seed 000 greedy player everywhere: the terminal's, the desktop
+    window's and web's (the engine preset) and the teaching one agree."""
+    from outflank.classic import greedy
+    from outflank.engine import Engine
 
-
-def test_fish_corner_and_adjacent_squares() -> None:
-    # black owns a1 and b2, white owns b1 (next to a1) and g7 (next to h8)
-    board = Board.from_ascii(
-        "XO......\n.X......\n........\n........\n........\n........\n......O.\n........",
-    )
-    # for black, squares next to a1 (which black owns) count 3 whoever holds
-    # them: a1 25 + b2 3 - b1 3; g7 counts -5 (black lacks h8): - (-5)
-    assert fish_score(board, BLACK) == 25 + 3 - 3 + 5
-    # for white, a1's neighbours count -5 (white lacks a1), g7 too:
-    # white's b1 -5 and g7 -5, black's a1 -25 and b2 -(-5)
-    assert fish_score(board, WHITE) == -5 - 5 - 25 + 5
+    engine = Engine.preset("greedy")
+    rng = random.Random(11)
+    checked = 0
+    while checked < 60:
+        board = Board()
+        while not board.is_game_over() and checked < 60:
+            if board.legal_moves[0].is_pass:
+                board.push(board.legal_moves[0])
+                continue
+            move = GreedyPlayer().choose_move(board)
+            assert move == engine.choose_move(board)
+            assert move == greedy(board).best_move
+            checked += 1
+            board.push(rng.choice(board.legal_moves))
 
 
 def test_greedy_takes_a_corner() -> None:

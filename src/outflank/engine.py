@@ -216,16 +216,17 @@ class Engine:
         self.depth: int | None = None
         self.time: float | None = None
         self.nodes: int | None = None
-        self.endgame = 20 if self._evaluator.name == "default" else 0
+        self.endgame = _default_endgame(self._evaluator)
         self._endgame_set = False  # given explicitly (argument, level, preset, configure)
         self.random = 0.0
         self.selective = 0.0
-        self._rng = _rng(seed)
         self._stopped = False
-        self._set_limits(
+        settings = self._checked_settings(
             depth=depth, time=time, nodes=nodes, endgame=endgame, random=random,
-            selective=selective,
+            selective=selective, seed=seed,
         )  # fmt: skip
+        self._rng = _rng(None)
+        self._apply_settings(settings)
 
     # ---------------------------------------------------------- construction
     @classmethod
@@ -256,45 +257,61 @@ class Engine:
         """
         limits = {k: params.pop(k) for k in list(params) if k in _ENGINE_KEYS}
         with self._locked():
+            # everything is checked before anything changes: bad input changes nothing
             if evaluator is not None:
                 new = make_evaluator(evaluator, **params)
             elif params:
                 new = self._evaluator.with_params(**params)
             else:
                 new = self._evaluator
+            settings = self._checked_settings(**limits)
             if new is not self._evaluator:
                 new.configure(self._searcher, self._reversi)
                 self._evaluator = new
-            if "seed" in limits:
-                self._rng = _rng(limits.pop("seed"))
-            self._set_limits(**limits)
+                if not self._endgame_set:  # the default follows the evaluator
+                    self.endgame = _default_endgame(new)
+            self._apply_settings(settings)
 
-    def _set_limits(self, **limits: Any) -> None:
-        if "depth" in limits:
-            d = limits["depth"]
-            self.depth = None if d is None else _check_depth(d)
-        if "time" in limits:
-            t = limits["time"]
-            self.time = None if t is None else _check_time(t)
-        if "nodes" in limits:
-            n = limits["nodes"]
-            self.nodes = None if n is None else _check_nodes(n)
-        if limits.get("endgame") is not None:
-            e = limits["endgame"]
+    @staticmethod
+    def _checked_settings(**given: Any) -> dict[str, Any]:
+        """The engine's own settings from ``given``, checked (attribute -> value);
+        raises for a bad one. ``endgame=None`` leaves the endgame unset."""
+        out: dict[str, Any] = {}
+        if "depth" in given:
+            d = given["depth"]
+            out["depth"] = None if d is None else _check_depth(d)
+        if "time" in given:
+            t = given["time"]
+            out["time"] = None if t is None else _check_time(t)
+        if "nodes" in given:
+            n = given["nodes"]
+            out["nodes"] = None if n is None else _check_nodes(n)
+        if given.get("endgame") is not None:
+            e = given["endgame"]
             if isinstance(e, bool) or not isinstance(e, int) or not 0 <= e <= 64:
                 raise OutflankError(f"endgame must be an int in 0..64, not {e!r}")
-            self.endgame = e
-            self._endgame_set = True
-        if "random" in limits:
-            p = limits["random"]
+            out["endgame"] = e
+            out["_endgame_set"] = True
+        if "random" in given:
+            p = given["random"]
             if isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p <= 1:
                 raise OutflankError(f"random must be a probability in 0..1, not {p!r}")
-            self.random = float(p)
-        if "selective" in limits:
-            t = limits["selective"]
+            out["random"] = float(p)
+        if "selective" in given:
+            t = given["selective"]
             if isinstance(t, bool) or not isinstance(t, int | float) or not 0 <= t <= 10:
                 raise OutflankError(f"selective must be a number in 0..10, not {t!r}")
-            self.selective = float(t)
+            out["selective"] = float(t)
+        if given.get("seed") is not None:
+            s = given["seed"]
+            if isinstance(s, bool) or not isinstance(s, int):
+                raise OutflankError(f"seed must be an int or None, not {s!r}")
+            out["_rng"] = _rng(s)
+        return out
+
+    def _apply_settings(self, settings: dict[str, Any]) -> None:
+        for name, value in settings.items():
+            setattr(self, name, value)
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
@@ -457,6 +474,8 @@ class Engine:
                 )  # fmt: skip
                 if not raw["aborted"]:
                     return [MoveScore(_move(sq), float(v), True) for sq, v, _ in raw["moves"]]
+                # stopped, or out of time: a quick shallow analysis, not a second budget
+                depth, time = min(depth or _FALLBACK_DEPTH, _FALLBACK_DEPTH), None
             raw = self._mid(board, depth, time, nodes, analyze=True)
             return [
                 MoveScore(_move(sq), self._score(v, False), False)
@@ -527,3 +546,9 @@ class Engine:
 
 def _rng(seed: int | None) -> random.Random:
     return random.Random(seed)
+
+
+def _default_endgame(evaluator: Evaluator) -> int:
+    """Exact from 20 empties with ``default``; the seeds' evaluators only
+    where their depth reaches the end."""
+    return 20 if evaluator.name == "default" else 0

@@ -178,8 +178,8 @@ def make_evaluator(name: str = "default", **params: Any) -> Evaluator:
     Raises :class:`~outflank.errors.OutflankError` for an unknown name, an
     unknown parameter or a value out of range.
     """
-    if isinstance(name, Evaluator):
-        return name.with_params(**params) if params else name
+    if isinstance(name, Evaluator):  # checked as if built by name (its missing parameters default)
+        return name.with_params(**params)
     spec = EVALUATORS.get(str(name).lower())
     if spec is None:
         raise OutflankError(f"unknown evaluator {name!r} (choose from {', '.join(EVALUATORS)})")

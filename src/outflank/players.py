@@ -28,7 +28,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-from outflank.board import BLACK, Board, Color, Move
+from outflank.board import Board, Move
+from outflank.classic_eval import fish
 from outflank.errors import OutflankError
 from outflank.levels import check_level
 
@@ -42,7 +43,6 @@ __all__ = [
     "Player",
     "PlayerError",
     "RandomPlayer",
-    "fish_score",
     "make_player",
     "player_specs_help",
 ]
@@ -152,66 +152,11 @@ class RandomPlayer(BasePlayer):
         return move
 
 
-# seed 000 ("fish" heuristic of John Fish's Othello, as the seed wrote it):
-# corners 25, edges 3, other squares 1; the three squares next to a corner
-# count 3 if the mover owns "its" corner, else -5. The seed pairs the a8 and
-# h1 regions with the opposite corners; this keeps the seed's pairing.
-_CORNER, _EDGE, _ADJACENT = 25, 3, 5
-
-
-def _fish_tables() -> tuple[list[int], list[int | None]]:
-    base = [1] * 64
-    guard: list[int | None] = [None] * 64  # the corner deciding an adjacent square
-
-    def sq(x: int, y: int) -> int:  # seed coordinates: x column, y row
-        return y * 8 + x
-
-    regions = {
-        sq(0, 0): [(0, 1), (1, 0), (1, 1)],
-        sq(7, 0): [(0, 6), (1, 6), (1, 7)],  # the seed checks board[7][0] here
-        sq(0, 7): [(7, 1), (6, 0), (6, 1)],  # and board[0][7] here
-        sq(7, 7): [(7, 6), (6, 6), (6, 7)],
-    }
-    for corner, squares in regions.items():
-        for x, y in squares:
-            guard[sq(x, y)] = corner
-    for x in range(8):
-        for y in range(8):
-            s = sq(x, y)
-            if guard[s] is not None:
-                continue
-            if (x in (0, 7) and 1 < y < 6) or (y in (0, 7) and 1 < x < 6):
-                base[s] = _EDGE
-            elif x in (0, 7) and y in (0, 7):
-                base[s] = _CORNER
-    return base, guard
-
-
-_FISH_BASE, _FISH_GUARD = _fish_tables()
-
-
-def fish_score(board: Board, color: Color) -> int:
-    """Seed 000's ``getScoreOfBoard2``: the heuristic value for ``color``."""
-    color = Color(color)
-    mine = board.black if color is BLACK else board.white
-    theirs = board.white if color is BLACK else board.black
-    score = 0
-    for s in range(64):
-        bit = 1 << s
-        if not (mine | theirs) & bit:
-            continue
-        corner = _FISH_GUARD[s]
-        add = _FISH_BASE[s]
-        if corner is not None:  # next to a corner: good only if the mover owns it
-            add = _EDGE if mine >> corner & 1 else -_ADJACENT
-        score += add if mine & bit else -add
-    return score
-
-
 class GreedyPlayer(BasePlayer):
     """Seed 000's computer player: the move whose result scores best with
-    the fish heuristic, one ply deep (the first such move in the seed's
-    column-by-column order on ties)."""
+    the fish heuristic, one ply deep (:func:`outflank.classic.greedy`, the
+    same heuristic as the engine's ``fish``; the first such move in square
+    order on ties)."""
 
     def __init__(self, name: str = "greedy") -> None:
         super().__init__(name)
@@ -225,9 +170,9 @@ class GreedyPlayer(BasePlayer):
         color = board.turn
         best: Move | None = None
         best_score = 0
-        for move in sorted(moves, key=lambda m: (m.col, m.row)):
+        for move in moves:  # square order
             board.push(move)
-            score = fish_score(board, color)
+            score = fish(board, color)
             board.pop()
             if best is None or score > best_score:
                 best, best_score = move, score

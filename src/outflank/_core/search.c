@@ -40,7 +40,12 @@ void search_clear(Search *s) {
 
 void search_set_evaluator(Search *s, const Evaluator *ev) {
     s->ev = *ev;
-    s->eval_tag = s->eval_tag >= 255 ? TT_TAG_ORDER + 1 : s->eval_tag + 1; /* old entries no longer match */
+    if (s->eval_tag < 255) {
+        ++s->eval_tag; /* the old evaluator's entries no longer match */
+    } else {           /* the tags start again: forget the entries that would match */
+        s->eval_tag = TT_TAG_ORDER + 1;
+        tt_clear(&s->tt);
+    }
 }
 
 void search_begin(Search *s, double time_limit, uint64_t node_limit) {
@@ -48,9 +53,9 @@ void search_begin(Search *s, double time_limit, uint64_t node_limit) {
     s->nodes = 0;
     s->aborted = 0;
     s->node_limit = node_limit;
-    s->next_poll = 4096;
+    s->next_poll = node_limit && node_limit < 4096 ? node_limit : 4096;
     s->deadline = time_limit > 0 ? search_now() + time_limit : 0;
-    s->tt.age++;
+    tt_new_search(&s->tt);
     s->pv_len[0] = 0;
     s->end_prec = TT_PREC_EXACT;
     s->pc_t = 0;
@@ -268,13 +273,14 @@ int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int ana
         RootMove *rm = &moves[i];
         u64 bit = rm->square == MOVE_PASS ? 0 : 1ULL << rm->square;
         u64 nP = O & ~rm->flips, nO = P | rm->flips | bit;
+        int d = rm->square == MOVE_PASS ? depth : depth - 1; /* a pass uses up no depth */
         int v;
         ++s->nodes;
         if (analyze || i == 0) {
-            v = -mid_search(s, nP, nO, depth - 1, -beta, -alpha, 1, 1);
+            v = -mid_search(s, nP, nO, d, -beta, -alpha, 1, 1);
         } else {
-            v = -mid_search(s, nP, nO, depth - 1, -alpha - 1, -alpha, 1, 0);
-            if (v > alpha && !s->aborted) v = -mid_search(s, nP, nO, depth - 1, -beta, -alpha, 1, 1);
+            v = -mid_search(s, nP, nO, d, -alpha - 1, -alpha, 1, 0);
+            if (v > alpha && !s->aborted) v = -mid_search(s, nP, nO, d, -beta, -alpha, 1, 1);
         }
         if (s->aborted) break;
         rm->score = v;

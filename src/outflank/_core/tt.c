@@ -31,6 +31,16 @@ void tt_clear(TT *tt) {
     mem_clear_large(tt->entries, tt_bytes(tt));
 }
 
+void tt_new_search(TT *tt) {
+    if (++tt->age) return;
+    /* Age 0 now stands for "before the last 255 searches"; entries are only
+     * written where they differ, so untouched pages stay untouched. */
+    size_t n = (tt->mask + 1) * 2;
+    for (size_t i = 0; i < n; ++i)
+        if (tt->entries[i].age) tt->entries[i].age = 0;
+    tt->age = 1;
+}
+
 static void fill(TTEntry *e, u64 P, u64 O, int tag, int depth, int lower, int upper, int move,
                  uint8_t age, int prec) {
     e->prec = (uint8_t)prec;

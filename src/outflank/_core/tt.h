@@ -42,6 +42,9 @@ typedef struct {
 int tt_init(TT *tt, size_t mib);
 void tt_free(TT *tt);
 void tt_clear(TT *tt);
+/* Count a new search (entries written from now on carry its age); when the
+ * 8-bit counter wraps, every entry is marked old so none looks fresh. */
+void tt_new_search(TT *tt);
 
 static inline size_t tt_index(const TT *tt, u64 P, u64 O) {
     u64 h = P * 0x9E3779B97F4A7C15ULL ^ (O + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL;
