@@ -420,3 +420,44 @@ def test_alphabeta_agrees_with_minimax_depth_4(seed: int, plies: int) -> None:
 def test_agreement_with_fish_near_the_end(seed: int, plies: int, depth: int) -> None:
     """Late positions: passes and finished games inside the tree are common."""
     check_agreement(random_position(seed, plies), depth, fish)
+
+
+def _true_values(node: dict, path: tuple[str, ...], out: dict) -> None:
+    out[path] = node["value"]
+    for child in node["children"]:
+        _true_values(child, (*path, child["move"]), out)
+
+
+def _check_bounds(node: dict, path: tuple[str, ...], truth: dict) -> int:
+    """Every searched node's value against the minimax value at its path."""
+    if node["pruned"]:
+        return 0
+    value, true = node["value"], truth[path]
+    relation = {"exact": true == value, "lower": true >= value, "upper": true <= value}
+    assert relation[node["bound"]], (path, node["bound"], value, true)
+    return (node["bound"] != "exact") + sum(
+        _check_bounds(child, (*path, child["move"]), truth) for child in node["children"]
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32), plies=st.integers(0, 60), depth=st.integers(2, 4))
+def test_alphabeta_marks_what_is_only_a_bound(seed: int, plies: int, depth: int) -> None:
+    """A node's value is marked exact only when it is the minimax value of
+    that node; otherwise it is marked as the lower or upper bound it is."""
+    board = random_position(seed, plies)
+    if depth == 4 and board.empties > 26:
+        depth = 3
+    truth: dict = {}
+    _true_values(minimax(board, depth).tree, (), truth)
+    trace = alphabeta(board, depth)
+    _check_bounds(trace.tree, (), truth)
+    assert trace.tree["bound"] == "exact"
+
+
+def test_bounds_in_the_seed_example() -> None:
+    """After d3 (-3), MIN's c3 = -3 under c4 proves only c4 <= -3; f5 and e6
+    are searched whole: exact."""
+    tree = alphabeta(Board(), 2).tree
+    bounds = {child["move"]: child["bound"] for child in tree["children"]}
+    assert bounds == {"d3": "exact", "c4": "upper", "f5": "exact", "e6": "exact"}

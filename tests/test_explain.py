@@ -31,18 +31,12 @@ def test_outline_of_the_seed_example() -> None:
     lines = report.outline().splitlines()
     assert lines[0].split() == ["root", "MAX", "X", "[-inf,", "+inf]", "=", "-3", "best", "d3"]
     assert lines[1].split() == ["d3", "MIN", "O", "[-inf,", "+inf]", "=", "-3", "*"]
+    # only a bound is known of c4, and the note says why the search stopped
     assert lines[5].split() == [
-        "c4",
-        "MIN",
-        "O",
-        "[-3,",
-        "+inf]",
-        "=",
-        "-3",
-        "cut-off:",
-        "2",
-        "pruned",
-    ]
+        "c4", "MIN", "O", "[-3,", "+inf]", "<=", "-3",
+        "cut-off", "(-3", "<=", "alpha", "-3):", "2", "pruned",
+    ]  # fmt: skip
+    assert lines[9].split()[:7] == ["f5", "MIN", "O", "[-3,", "+inf]", "=", "-3"]
     assert lines[7].split() == ["e3", "pruned"] and lines[8].split() == ["c5", "pruned"]
     assert lines[7].startswith("    e3")  # depth 2: indented twice
     assert len(lines) == 17  # root, 4 replies, 12 grandchildren (2 of them pruned)

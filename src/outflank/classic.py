@@ -179,6 +179,7 @@ class _Search:
             "turn": board.turn.letter,
             "maximizing": board.turn == self.max_player,
             "value": None,
+            "bound": "exact",  # or "lower"/"upper": the true value is >= / <= value
             "alpha": None,
             "beta": None,
             "pruned": pruned,
@@ -284,11 +285,16 @@ class _Search:
         value = -INF if maximizing else INF
         self.write(node, value, alpha, beta)
         best = -1
+        lows: list[float] = []  # per child: the least its true value can be
+        highs: list[float] = []  # and the most
         children = successors(board)
         for index, (move, child) in enumerate(children):
             child_value, _ = self.alphabeta(
                 node, child, str(move), depth + 1, alpha, beta, passes + 1 if move.is_pass else 0
             )
+            bound = node["children"][-1]["bound"]
+            lows.append(-INF if bound == "upper" else child_value)
+            highs.append(INF if bound == "lower" else child_value)
             if maximizing:
                 if child_value > value:
                     value, best = child_value, index
@@ -303,8 +309,19 @@ class _Search:
             # with alpha/beta updated first, both read "alpha >= beta".
             if alpha >= beta:
                 self.mark_pruned(node, children[index + 1 :])
+                if index + 1 < len(children):  # unseen children: any value at all
+                    lows.append(-INF)
+                    highs.append(INF)
                 break
         node["children"][best]["best"] = True
+        # Is the value the node's minimax value, or only a bound on it? The
+        # true value lies between the best of the children's least values and
+        # the best of their most (a cut-off leaves children unseen, and a
+        # child may itself be only a bound).
+        pick = max if maximizing else min
+        low, high = pick(lows), pick(highs)
+        if low != high:
+            node["bound"] = "lower" if low == value else "upper"
         return value, best
 
     # -- the answer -----------------------------------------------------------

@@ -38,6 +38,10 @@ def _number(value: int | float | str | None) -> str:
     return str(value)
 
 
+_RELATION = {"exact": "=", "lower": ">=", "upper": "<="}
+"""How a node's value relates to its true (minimax) value."""
+
+
 def _lines(node: dict[str, Any], indent: int, rows: list[tuple[str, str, str, str, str]]) -> None:
     name = "  " * indent + node["move"]
     if node["pruned"]:
@@ -52,10 +56,17 @@ def _lines(node: dict[str, Any], indent: int, rows: list[tuple[str, str, str, st
     notes = []
     if node["best"]:
         notes.append("*")
+    value = _number(node["value"])
     if node["cutoff"]:
         skipped = sum(1 for child in node["children"] if child["pruned"])
-        notes.append(f"cut-off: {skipped} pruned")
-    rows.append((name, kind, window, f"= {_number(node['value'])}", "  ".join(notes)))
+        reason = (
+            f"{value} >= beta {_number(node['beta'])}"
+            if node["maximizing"]
+            else f"{value} <= alpha {_number(node['alpha'])}"
+        )
+        notes.append(f"cut-off ({reason}): {skipped} pruned")
+    relation = _RELATION[node.get("bound", "exact")]
+    rows.append((name, kind, window, f"{relation} {value}", "  ".join(notes)))
     for child in node["children"]:
         _lines(child, indent + 1, rows)
 
@@ -65,8 +76,10 @@ def render_tree(tree: dict[str, Any], best_move: str | None = None) -> str:
 
     Columns: the move (``root``, a square or ``pass``), the node kind (``MAX``
     or ``MIN`` and the side to move, or ``leaf``), the alpha-beta window the
-    node was searched with, its value, and notes: ``*`` marks the child that
-    gave its parent its value, ``cut-off`` a node that stopped early, and
+    node was searched with, its value (``= v`` exact; ``>= v`` or ``<= v``
+    when the search only proved a bound, outside the window), and notes:
+    ``*`` marks the child that gave its parent its value, ``cut-off`` a node
+    that stopped early (and why: MAX reached beta, or MIN fell to alpha), and
     ``pruned`` the children it never looked at.
     """
     rows: list[tuple[str, str, str, str, str]] = []

@@ -203,6 +203,9 @@ def test_replay_and_learn(server: str, page: Any) -> None:
     page.wait_for_selector("#tree .node")
     assert "nodes searched" in page.text_content("#learn-summary")
     assert page.locator("#tree .node.max").count() >= 1
+    # f3 is cut off below e3 (0): only "at most 0" is known of it, and it says so
+    texts = page.locator("#tree .node").all_text_contents()
+    assert any(t.startswith("f3v ≤ 0 ✂") for t in texts), texts
 
 
 def test_play_the_ai_hint_undo_reload(server: str, page: Any) -> None:

@@ -139,7 +139,9 @@ export class LearnView {
     const mv = el("text", { class: "mv", x: BOX_W / 2 + 6, y: 15 }, g);
     mv.textContent = node.move === "root" ? "root" : node.move;
     const val = el("text", { x: BOX_W / 2, y: 30 }, g);
-    val.textContent = node.pruned ? "pruned" : `v ${fmt(node.value)}${node.cutoff ? " ✂" : ""}`;
+    // "v ≥ 18": a cut-off (or a child's bound) proved only a bound, not the value
+    const relation = { lower: "≥ ", upper: "≤ " }[node.bound] || "";
+    val.textContent = node.pruned ? "pruned" : `v ${relation}${fmt(node.value)}${node.cutoff ? " ✂" : ""}`;
     const ab = el("text", { class: "ab", x: BOX_W / 2, y: 43 }, g);
     ab.textContent = `α${fmt(node.alpha)} β${fmt(node.beta)}`;
     if (hidden) {
@@ -153,8 +155,10 @@ export class LearnView {
       });
     }
     const title = el("title", {}, g);
-    title.textContent = `${node.move}: value ${fmt(node.value)}, alpha ${fmt(node.alpha)}, beta ${fmt(node.beta)}` +
+    const reason = isMax ? `${fmt(node.value)} ≥ beta ${fmt(node.beta)}` : `${fmt(node.value)} ≤ alpha ${fmt(node.alpha)}`;
+    title.textContent = `${node.move}: value ${relation}${fmt(node.value)}, alpha ${fmt(node.alpha)}, beta ${fmt(node.beta)}` +
       (node.pruned ? " (pruned: never searched)" : "") +
-      (node.cutoff ? " (cut-off here: the remaining children were pruned)" : "");
+      (relation ? ` (only a bound: the minimax value is ${relation.trim()} ${fmt(node.value)})` : "") +
+      (node.cutoff ? ` (cut-off, ${reason}: the remaining children were pruned)` : "");
   }
 }
