@@ -87,3 +87,37 @@ def test_outflank_play_othello_hands_over_to_the_tui() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "white (O) level:3 plays" in proc.stdout
     assert "hint: " in proc.stdout and "(" in proc.stdout.split("hint: ")[1].splitlines()[0]
+
+
+def test_seed_004_settings_change_mid_game_and_take_effect() -> None:
+    """`set` shows and changes the computer's biases and look-ahead between
+    moves; its next move is the move of an engine built with the new values.
+    Bad values are refused and change nothing."""
+    from outflank.board import Board
+    from outflank.engine import Engine
+
+    # d3, the AI answers c5 (with either settings); the biases change; after
+    # b6 the default regions AI would play c3, the changed one b5
+    script = (
+        "set\nd3\nset corner=-50 edge=50 x_square=50 lookahead=3\nset corner=99\n"
+        "set lookahead=11\nb6\nquit\n"
+    )
+    proc = play(script, "--white", "regions")
+    out = proc.stdout
+    assert proc.returncode == 0, proc.stderr
+    assert "regions(corner=30, edge=5, x_square=-20), depth=4" in out
+    assert "regions(corner=-50, edge=50, x_square=50), depth=3" in out
+    assert "not changed: regions parameter corner must be in -50..50, not 99" in out
+    assert "not changed: lookahead must be 2-10 plies (seed 004), not 11" in out
+    replies = [part.split()[0] for part in out.split("white (O) regions plays ")[1:]]
+    board = Board.from_transcript("d3c5b6")
+    changed = Engine("regions", corner=-50, edge=50, x_square=50, depth=3).search(board)
+    assert replies == ["c5", str(changed.best_move)]
+    assert replies[1] != str(Engine.preset("regions").search(board).best_move)
+
+
+def test_hints_are_shown_before_each_move_when_asked() -> None:
+    proc = play("f5\nquit\n", "--white", "greedy", "--hints")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("recommended: ") == 2  # before f5, and before the next move
+    assert "recommended: " not in play("quit\n", "--white", "greedy").stdout

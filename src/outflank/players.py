@@ -269,6 +269,37 @@ class EnginePlayer(BasePlayer):
         self.last_time = time.perf_counter() - start
         return result.best_move
 
+    def adjust(self, **settings: Any) -> None:
+        """Change the engine between moves (seed 004: biases and look-ahead
+        "in the middle of a game"): evaluator parameters such as
+        ``corner=40``, and this player's ``depth`` (or ``lookahead``, seed
+        004's 2-10 plies) and ``time``. A bad value changes nothing."""
+        depth, time_limit = self.depth, self.time
+        if "lookahead" in settings:
+            plies = settings.pop("lookahead")
+            if isinstance(plies, bool) or not isinstance(plies, int) or not 2 <= plies <= 10:
+                raise OutflankError(f"lookahead must be 2-10 plies (seed 004), not {plies!r}")
+            depth = plies
+        if "depth" in settings:
+            depth = settings.pop("depth")
+        if "time" in settings:
+            time_limit = settings.pop("time")
+        from outflank.engine import check_limits
+
+        depth, time_limit, _ = check_limits(depth, time_limit)
+        self.engine.configure(**settings)  # checked whole before it changes anything
+        self.depth, self.time = depth, time_limit
+
+    def describe_settings(self) -> str:
+        """The evaluator with its parameters and the limits: what adjust() changes."""
+        depth = self.depth if self.depth is not None else self.engine.depth
+        time_limit = self.time if self.time is not None else self.engine.time
+        limits = "".join(
+            f", {key}={value}" for key, value in (("depth", depth), ("time", time_limit))
+            if value is not None
+        )  # fmt: skip
+        return f"{self.engine.evaluator.describe()}{limits}"
+
     def close(self) -> None:
         close = getattr(self.engine, "close", None)
         if callable(close):

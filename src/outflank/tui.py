@@ -2,7 +2,10 @@
 
 A coloured board (rich) on a terminal, plain text through a pipe. People
 type a move (``d3``), ``hint``, ``undo``, ``pass`` (when they have no move),
-``help`` or ``quit``; computer players move by themselves.
+``set`` (see or change a computer player's evaluator and look-ahead between
+moves, seed 004), ``help`` or ``quit``; computer players move by themselves.
+With ``--hints`` the engine's recommendation is shown before each of the
+person's moves (seed 001).
 
 The command module of ``outflank play`` calls :func:`configure` to add the
 options and :func:`run` to play; ``python -m outflank.tui`` runs it alone.
@@ -24,7 +27,10 @@ __all__ = ["configure", "main", "render_board", "run"]
 
 #: The longest a hint may think, in seconds (the top levels allow far more).
 HINT_TIME = 3.0
-HELP_TEXT = "commands: a move such as d3, 'hint', 'undo', 'pass' (when forced), 'help', 'quit'"
+HELP_TEXT = (
+    "commands: a move such as d3, 'hint', 'undo', 'pass' (when forced), 'help', 'quit';"
+    " 'set' shows the computer's settings, 'set corner=40 lookahead=6' changes them"
+)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -51,6 +57,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="othello: pass when stuck; reversi: the game ends when the mover is stuck",
     )
     parser.add_argument("--no-color", action="store_true", help="plain text even on a terminal")
+    parser.add_argument(
+        "--hints",
+        action="store_true",
+        help="show the recommended moves before each of your moves (seed 001)",
+    )
 
 
 def _name(color: Color) -> str:
@@ -101,6 +112,7 @@ class TerminalGame:
         rules: Rules = Rules.OTHELLO,
         color: bool = False,
         level: int = DEFAULT_LEVEL,
+        show_hints: bool = False,
         read: Callable[[str], str | None] | None = None,
         out: TextIO | None = None,
     ) -> None:
@@ -108,6 +120,7 @@ class TerminalGame:
         self.board = Board(rules=rules)
         self.color = color
         self.level = level
+        self.show_hints = show_hints
         self.out = out if out is not None else sys.stdout
         self._read = read if read is not None else self._read_stdin
         self._console = None
@@ -165,6 +178,40 @@ class TerminalGame:
             self._hinter = make_player("greedy")
         return str(self._hinter.choose_move(board.copy()))
 
+    def settings(self, line: str) -> str:
+        """``set`` alone: each computer player's settings; ``set [black|white]
+        key=value ...``: change them (seed 004: between moves, mid-game)."""
+        words = line.split()[1:]
+        adjustable = {
+            color: player
+            for color, player in self.players.items()
+            if callable(getattr(player, "adjust", None))
+        }
+        if words and words[0] in ("black", "white"):
+            chosen = BLACK if words.pop(0) == "black" else WHITE
+            adjustable = {c: p for c, p in adjustable.items() if c is chosen}
+        if not adjustable:
+            return "no engine player here has settings to change"
+        if words:
+            values: dict[str, Any] = {}
+            for word in words:
+                key, sep, text = word.partition("=")
+                if not sep or not key or not text:
+                    return f"expected key=value, not {word!r} (e.g. set corner=40 lookahead=6)"
+                try:
+                    values[key] = float(text) if key == "time" else int(text)
+                except ValueError:
+                    return f"{key} takes a number, not {text!r}"
+            for player in adjustable.values():
+                try:
+                    player.adjust(**values)
+                except OutflankError as exc:
+                    return f"not changed: {exc}"
+        return "; ".join(
+            f"{_name(color)} {player.name}: {player.describe_settings()}"
+            for color, player in adjustable.items()
+        )
+
     def undo(self) -> bool:
         """Take back moves until it is a person's turn again (at least one)."""
         if not self.board.ply:
@@ -179,6 +226,8 @@ class TerminalGame:
         board = self.board
         legal = board.legal_moves
         forced = legal[0].is_pass
+        if self.show_hints and not forced:
+            self.say(f"recommended: {self.hints()}")
         while True:
             if forced:
                 prompt = f"{_name(board.turn)} has no move: type pass> "
@@ -199,6 +248,9 @@ class TerminalGame:
                 continue
             if command == "hint":
                 self.say(f"hint: {self.hints()}")
+                continue
+            if command == "set" or command.startswith("set "):
+                self.say(self.settings(command))
                 continue
             if command == "undo":
                 if self.undo():
@@ -279,7 +331,14 @@ def run(args: argparse.Namespace) -> int:
     except BaseException:
         black.close()
         raise
-    game = TerminalGame(black, white, rules=rules, color=color, level=level)
+    game = TerminalGame(
+        black,
+        white,
+        rules=rules,
+        color=color,
+        level=level,
+        show_hints=bool(getattr(args, "hints", False)),
+    )
     try:
         return game.play()
     finally:

@@ -26,7 +26,7 @@ _MAX_SIDE = 20
 _SMALL_OPTIONS = ("rows", "cols", "k", "depth", "time", "first", "seed")
 #: Seconds the AI may think per move when neither --depth nor --time is given.
 DEFAULT_TIME = 3.0
-_OTHELLO_OPTIONS = ("black", "white", "level", "rules", "no_color")
+_OTHELLO_OPTIONS = ("black", "white", "level", "rules", "no_color", "hints")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -66,6 +66,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     othello.add_argument(
         "--no-color", action="store_true", default=None, help="plain output without colours"
     )
+    othello.add_argument(
+        "--hints",
+        action="store_true",
+        default=None,
+        help="show the recommended moves before each of your moves (seed 001)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,6 +100,7 @@ def _run_othello(args: argparse.Namespace) -> int:
     args.level = DEFAULT_LEVEL if args.level is None else args.level
     args.rules = args.rules or "othello"
     args.no_color = bool(args.no_color)
+    args.hints = bool(args.hints)
     check_level(args.level, "--level")
     try:
         tui = importlib.import_module("outflank.tui")
