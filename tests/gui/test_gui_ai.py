@@ -196,3 +196,34 @@ def test_the_ai_move_is_told_once_it_is_on_the_board() -> None:
         assert "played" in (app.scene().note or "")
     finally:
         app.close()
+
+
+def test_regions_knobs_change_mid_game_and_the_next_move_uses_them(
+    make_app: Callable[..., App],
+) -> None:
+    """Seed 004 in the window: C, E, X (Shift: down) move the biases by 10
+    within -50..50, [ and ] the look-ahead within 2-10; the AI's next move
+    is the move of an engine with those values (after d3 c5 b6 the preset
+    plays c3, corner -50 / edge +50 / X-square +50 / look-ahead 3 plays b5)."""
+    app = make_app(ai="regions")
+    click(app, "d3")
+    assert app.wait_idle(20)
+    app.step()
+    assert square_name(app.board.move_stack[-1].square) == "c5"
+    for _ in range(9):
+        key(app, pygame.K_c, pygame.KMOD_LSHIFT)  # 30 -> -50, then held there
+    for _ in range(5):
+        key(app, pygame.K_e)
+    for _ in range(7):
+        key(app, pygame.K_x)
+    key(app, pygame.K_LEFTBRACKET)
+    assert app.ai.knobs == {"corner": -50, "edge": 50, "x_square": 50, "depth": 3}
+    assert "corner -50, edge +50, X-square +50, look-ahead 3" in (app.scene().alert or "")
+    click(app, "b6")
+    assert app.wait_idle(20)
+    app.step()
+    assert square_name(app.board.move_stack[-1].square) == "b5"
+    key(app, pygame.K_l)  # the ladder goes on from regions, tuned or not
+    assert app.ai == AISpec("preset", preset="weights")
+    key(app, pygame.K_c)
+    assert "tune the regions AI" in (app.scene().alert or "")

@@ -40,13 +40,27 @@ PRESETS: dict[str, str] = {
 _NO_AI = ("none", "off", "human", "no")
 
 
+#: Seed 004's knobs for the ``regions`` AI: (name, default, low, high, step).
+REGION_KNOBS: tuple[tuple[str, int, int, int, int], ...] = (
+    ("corner", 30, -50, 50, 10),
+    ("edge", 5, -50, 50, 10),
+    ("x_square", -20, -50, 50, 10),
+    ("depth", 4, 2, 10, 1),  # the look-ahead in plies
+)
+
+
 @dataclass(frozen=True, slots=True)
 class AISpec:
-    """An AI choice: ``level`` (1-20), a ``preset`` name, or ``none`` (two humans)."""
+    """An AI choice: ``level`` (1-20), a ``preset`` name, or ``none`` (two humans).
+
+    ``tuning`` holds the regions AI's changed knobs (seed 004), as
+    ``(name, value)`` pairs; see :meth:`tuned`.
+    """
 
     kind: str  # "level" | "preset" | "none"
     level: int = 0
     preset: str = ""
+    tuning: tuple[tuple[str, int], ...] = ()
 
     @classmethod
     def parse(cls, text: str) -> AISpec:
@@ -87,6 +101,21 @@ class AISpec:
             return PRESETS[self.preset]
         return "no AI"
 
+    @property
+    def knobs(self) -> dict[str, int]:
+        """The regions AI's biases and look-ahead, defaults filled in."""
+        return {name: default for name, default, *_ in REGION_KNOBS} | dict(self.tuning)
+
+    def tuned(self, name: str, delta: int) -> AISpec:
+        """This regions AI with one knob moved by ``delta`` steps, kept in its range."""
+        for knob, _, low, high, step in REGION_KNOBS:
+            if knob == name:
+                value = max(low, min(high, self.knobs[name] + delta * step))
+                return AISpec(self.kind, self.level, self.preset, tuple(
+                    (key, value if key == name else old) for key, old in self.knobs.items()
+                ))  # fmt: skip
+        raise KeyError(name)
+
     def __str__(self) -> str:
         if self.kind == "level":
             return str(self.level)
@@ -97,7 +126,7 @@ class AISpec:
         if not self.enabled:
             return self
         try:
-            index = LADDER.index(self)
+            index = LADDER.index(AISpec(self.kind, self.level, self.preset))
         except ValueError:  # "default" is not on the ladder: step from level 1
             index = LADDER.index(AISpec("level", level=1))
         return LADDER[max(0, min(len(LADDER) - 1, index + delta))]
@@ -131,7 +160,7 @@ def make_engine(spec: AISpec) -> EngineLike:
     if spec.kind == "level":
         return Engine.level(spec.level)
     if spec.kind == "preset":
-        return Engine.preset(spec.preset)
+        return Engine.preset(spec.preset, **dict(spec.tuning))
     raise OutflankError("no AI chosen: there is no engine to make")
 
 

@@ -29,11 +29,20 @@ __all__ = ["KEYS_HELP", "App"]
 KEYS_HELP = (
     "N new game    U undo    H hint",
     "L / Shift+L  stronger / weaker AI",
+    "C E X (+Shift)  [ ]  tune regions AI",
     "Esc or Q  quit",
 )
 _ALERT_SECONDS = 4.0
 _PASS_SECONDS = 3.0  # how long a pass stays announced
 _IDLE_FPS = 30  # frames per second while nothing moves
+#: The regions AI's knobs (seed 004): key -> (knob, up?); None: Shift turns it down.
+_KNOB_KEYS: dict[int, tuple[str, bool | None]] = {
+    pygame.K_c: ("corner", None),
+    pygame.K_e: ("edge", None),
+    pygame.K_x: ("x_square", None),
+    pygame.K_LEFTBRACKET: ("depth", False),
+    pygame.K_RIGHTBRACKET: ("depth", True),
+}
 _MODIFIER_KEYS = {
     pygame.K_LSHIFT,
     pygame.K_RSHIFT,
@@ -178,6 +187,10 @@ class App:
             self.request_hint()
         elif key == pygame.K_l:
             self.change_ai(-1 if event.mod & pygame.KMOD_SHIFT else 1)
+        elif key in _KNOB_KEYS:
+            name, up = _KNOB_KEYS[key]
+            down = bool(event.mod & pygame.KMOD_SHIFT) if up is None else not up
+            self.tune_ai(name, -1 if down else 1)
 
     def _click(self, pos: tuple[int, int]) -> None:
         if self.end_screen:
@@ -236,6 +249,22 @@ class App:
             self.worker.cancel()
         self.ai, self._engine, self._ai_failed = new, None, False
         self.alert(f"AI: {new.label}")
+
+    def tune_ai(self, knob: str, delta: int) -> None:
+        """Move one of the regions AI's knobs (seed 004: biases and look-ahead
+        may change in the middle of a game); its next move uses them."""
+        if self.ai.preset != "regions":
+            self.alert("C, E, X and [ ] tune the regions AI (seed 004): press L to reach it")
+            return
+        new = self.ai.tuned(knob, delta)
+        if self.thinking:  # a search with the old values is thrown away
+            self.worker.cancel()
+        self.ai, self._engine, self._ai_failed = new, None, False
+        knobs = new.knobs
+        self.alert(
+            f"Regions: corner {knobs['corner']:+d}, edge {knobs['edge']:+d},"
+            f" X-square {knobs['x_square']:+d}, look-ahead {knobs['depth']}"
+        )
 
     def _reset_turn(self) -> None:
         self.worker.cancel()
