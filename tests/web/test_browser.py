@@ -376,3 +376,16 @@ def test_an_unknown_game_says_so_in_the_dialog(server: str, page: Any) -> None:
     assert "There is no game nosuchgame here." in page.text_content("#ng-error")
     assert page.locator("circle.disc").count() == 4
     assert _count(page, "black") == 2 and page.is_disabled("#btn-hint")
+
+
+def test_older_games_page_back_in_the_new_game_dialog(server: str, page: Any) -> None:
+    humans = {"black": {"kind": "human"}, "white": {"kind": "human"}}
+    for _ in range(10):
+        _api(server, "/api/games", humans)
+    page.goto(server + "/")
+    page.wait_for_selector("#recent-more:not([hidden])")
+    assert page.locator("#recent-list li").count() == 8
+    page.click("#recent-more")
+    page.wait_for_function("document.querySelectorAll('#recent-list li').length > 8")
+    links = page.locator("#recent-list li a").evaluate_all("els => els.map(e => e.href)")
+    assert len(links) == len(set(links))  # the next page, not the first one again

@@ -497,13 +497,19 @@ function openNewGame(message = "") {
   showRecent();
 }
 
-// Recent games, with this browser's seat when it created or joined them.
-async function showRecent() {
+// Recent games, with this browser's seat when it created or joined them;
+// "Older games" pages back through the rest.
+const RECENT_PAGE = 8;
+let recentOffset = 0;
+
+async function showRecent(older = false) {
   try {
-    const { games } = await request("GET", "/api/games?limit=8");
+    const offset = older ? recentOffset + RECENT_PAGE : 0;
+    const { games } = await request("GET", `/api/games?limit=${RECENT_PAGE + 1}&offset=${offset}`);
+    recentOffset = offset;
     const list = $("recent-list");
-    list.innerHTML = "";
-    for (const g of games) {
+    if (!older) list.innerHTML = "";
+    for (const g of games.slice(0, RECENT_PAGE)) {
       const mine = localStorage.getItem(`outflank.mine.${g.id}`);
       const li = document.createElement("li");
       const a = document.createElement("a");
@@ -517,9 +523,10 @@ async function showRecent() {
       li.append(a);
       list.append(li);
     }
-    $("recent").hidden = games.length === 0;
+    $("recent-more").hidden = games.length <= RECENT_PAGE;
+    $("recent").hidden = list.children.length === 0;
   } catch {
-    $("recent").hidden = true;
+    if (!older) $("recent").hidden = true;
   }
 }
 
@@ -596,6 +603,7 @@ function wire() {
     });
   }
   $("btn-new").addEventListener("click", openNewGame);
+  $("recent-more").addEventListener("click", () => showRecent(true));
   $("end-new").addEventListener("click", openNewGame);
   $("end-replay").addEventListener("click", () => enterReplay(0));
   $("end-close").addEventListener("click", () => {
