@@ -288,7 +288,7 @@ def table(spec_a: str, spec_b: str, res: Result, seconds: float) -> str:
         ("A score", f"{100 * res.score:.1f} % +/- {100 * res.score_ci:.1f} (95 %)"),
         ("A stronger (LOS)", f"{100 * res.los:.1f} %"),
         ("A disc difference", f"{res.disc_mean:+.2f} +/- {res.disc_ci:.2f} (95 %)"),
-        ("Elo difference (A - B)", f"{res.elo:+.0f}"),
+        ("Elo difference (A - B)", f"{round(res.elo):+d}"),  # no "-0"
         (
             "seconds per game A / B",
             f"{res.time_a / max(res.games, 1):.3f} / {res.time_b / max(res.games, 1):.3f}",
@@ -308,7 +308,11 @@ def run_match(
         raise OutflankError("--games must be an even number >= 2 (paired games)")
     if workers < 1:
         raise OutflankError("--workers must be >= 1")
-    parse_spec(spec_a), parse_spec(spec_b)  # fail early on bad specs
+    for text in (spec_a, spec_b):  # fail here on a bad spec, not in every worker
+        try:
+            make_engine(parse_spec(text))  # forever respawned by the pool
+        except (TypeError, ValueError) as exc:  # OutflankError is a ValueError
+            raise OutflankError(f"player {text!r}: {exc}") from None
     lines = openings(plies, games // 2)
     jobs = [(i, lines[i // 2], i % 2 == 0) for i in range(games)]
     res = Result()

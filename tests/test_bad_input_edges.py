@@ -47,6 +47,20 @@ def test_squares_and_perft_depths_out_of_range() -> None:
             Board().perft(depth)
 
 
+def test_obf_scores_that_cannot_be_are_refused() -> None:
+    """A listed score beyond 64 discs or for an occupied square is a broken
+    file, not a wrong engine (solve used to blame the engine)."""
+    start = Board().obf()
+    assert parse_obf_line(start + "; d3:-64; c4:+0").scores  # the extremes are fine
+    for fields, message in (
+        ("d3:+99", "out of range"),
+        ("a1:+2", "not legal"),
+        ("d4:0", "not legal"),
+    ):
+        with pytest.raises(InvalidBoardError, match=message):
+            parse_obf_line(f"{start}; {fields}")
+
+
 def test_numbers_too_long_to_read() -> None:
     with pytest.raises(InvalidBoardError, match="move score out of range"):
         parse_obf_line(Board().obf() + "; d3:" + "9" * 5000)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from outflank.board import PASS, Board
+from outflank.board import PASS, Board, Rules
 from outflank.errors import InvalidBoardError
 from outflank.ggf import (
     GameRecord,
@@ -177,3 +177,23 @@ def test_unknown_tags_are_kept() -> None:
     rec = parse_ggf(text)
     assert rec.tags == {"KM": "0", "C": "a comment"}
     assert "KM[0]" in rec.to_ggf()
+
+
+def test_reversi_games_keep_their_rules_through_ggf() -> None:
+    """A Reversi game that ended because the mover could not move replays
+    to its end only under Reversi rules: RU[Reversi] carries them."""
+    rng = random.Random(4)
+    while True:  # a Reversi game that ends early, where Othello would pass
+        board = Board(rules=Rules.REVERSI)
+        while not board.is_game_over():
+            board.push(rng.choice(board.legal_moves))
+        if board.empties and not Board(board.black, board.white, board.turn).is_game_over():
+            break
+    text = GameRecord.from_board(board).to_ggf()
+    assert "RU[Reversi]" in text
+    record = parse_ggf(text)
+    assert record.rules is Rules.REVERSI and record.board() == board
+    assert record.board().is_game_over() and "RU[" in record.to_ggf()
+    assert "RU[" not in GameRecord.from_board(Board.from_transcript("f5")).to_ggf()
+    with pytest.raises(InvalidBoardError, match="unknown rules"):
+        parse_ggf(text.replace("RU[Reversi]", "RU[go]"))

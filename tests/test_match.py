@@ -116,6 +116,29 @@ def test_bad_arguments_exit_2() -> None:
     assert "search limit" in proc.stderr
 
 
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("nosuch:depth=1", "unknown evaluator"),
+        ("level:99", "level must be"),
+        ("default:depth=1,bogus=1", "no parameter bogus"),
+        ("default:depth=0", "depth must be"),
+    ],
+)
+def test_a_spec_the_engine_refuses_exits_2_at_once(spec: str, message: str) -> None:
+    """Such a spec used to fail in the pool's worker initializer, which the
+    pool respawns forever: the match never ended."""
+    proc = subprocess.run(
+        match_cmd(f"--a {spec} --b default:depth=1 --games 2 --workers 1"),
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=30,
+    )
+    assert proc.returncode == 2 and message in proc.stderr
+    assert proc.stderr.count("\n") == 1  # one line, no worker tracebacks
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupted_match_prints_the_games_played(sig: signal.Signals) -> None:
     """A long match stopped early still reports the finished games."""

@@ -231,3 +231,65 @@ def test_an_engine_dropped_without_close_is_stopped() -> None:
     del player
     gc.collect()
     assert proc.wait(timeout=10) is not None  # the engine once ran on until exit
+
+
+GAME5 = (
+    "(;GM[Othello]PC[test]BO[8 ---------------------------O*------*O---------------------------"
+    " *]B[f5]W[d6]B[c3]W[d3]B[c4];)"
+)
+
+
+def test_a_ping_stops_a_many_move_hint_and_is_answered() -> None:
+    """hint N (N > 1) runs a search and then an analysis; a ping arriving in
+    either must stop the work and be answered at once (NBoard waits for the
+    pong before it changes the position)."""
+    engine = Engine(ENGINE)
+    try:
+        engine.send("nboard 2")
+        engine.send("set depth 24")
+        engine.send(f"set game {GAME5}")
+        engine.send("hint 4")
+        engine.until(lambda line: "thinking" in line)
+        time.sleep(1.0)
+        asked = time.monotonic()
+        engine.send("ping 6")
+        seen = engine.until(lambda line: line == "pong 6", timeout=10)
+        assert time.monotonic() - asked < 3
+        assert not any(line.startswith("search") for line in seen)  # a stopped hint says nothing
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("ending", ["quit", "eof"])
+def test_quit_or_the_end_of_input_ends_a_running_search(ending: str) -> None:
+    engine = Engine(ENGINE)
+    try:
+        engine.send("nboard 2")
+        engine.send("set depth 24")
+        engine.send(f"set game {GAME5}")
+        engine.send("go")
+        engine.until(lambda line: "thinking" in line)
+        time.sleep(0.5)
+        if ending == "quit":
+            engine.send("quit")
+        else:
+            assert engine.proc.stdin is not None
+            engine.proc.stdin.close()
+        assert engine.proc.wait(timeout=5) == 0
+    finally:
+        if engine.proc.poll() is None:
+            engine.proc.kill()
+
+
+def test_a_hint_sends_only_its_final_lines() -> None:
+    """A line per finished depth would leave stale first moves in the GUI and
+    in the client's hints: hint 1 answers with one move, the one go plays."""
+    client = NBoardClient(ENGINE, depth=5, env=cli_env())
+    try:
+        board = Board.from_transcript("f5")
+        hints = client.hint(board, 1)
+        assert len(hints) == 1
+        assert hints[0].move == client.go(board).move
+        assert len(client.hint(board, 3)) == 3
+    finally:
+        client.close()

@@ -106,7 +106,7 @@ def test_broken_engine_forfeits_and_the_tournament_goes_on(tmp_path: Path) -> No
     assert len(result.games) == 6
     by_name = {s.name: s for s in result.standings}
     assert by_name["random:1"].wins == 4
-    assert by_name[hang].forfeits + by_name[garbage].forfeits == 6
+    assert by_name["hang"].forfeits + by_name["garbage"].forfeits == 6  # their name= names
     assert result.standings[0].name == "random:1"
     forfeited = [r for r in read_ggf_file(tmp_path / "games.ggf") if "C" in r.tags]
     assert len(forfeited) == 6
@@ -194,3 +194,31 @@ def test_a_reused_folder_holds_only_the_new_games(tmp_path: Path) -> None:
         "0002_random_1_vs_greedy.ggf",
         "notes.txt",
     ]
+
+
+def test_a_player_without_rated_games_has_no_rating() -> None:
+    """Only void games: no Elo (shown '-'), and the others' mean stays 0."""
+    import math
+
+    from outflank.tournament import Task, TournamentResult, _void, standings
+
+    played = [GameOutcome(i, "a", "b", "x", 10, None, "", 60, 0.0, "") for i in range(4)]
+    void = _void(Task(9, "c", "a", "tiger", "f5d6c3d3c4"), "worker died")
+    table = {s.name: s for s in standings(["a", "b", "c"], [*played, void])}
+    assert math.isnan(table["c"].elo)
+    assert table["a"].elo > 0 > table["b"].elo and abs(table["a"].elo + table["b"].elo) < 1e-6
+    rows = TournamentResult(["a", "b", "c"], [*played, void], list(table.values())).table()
+    assert "| - | - |" in rows
+
+
+def test_an_engines_name_option_names_it_and_bad_options_are_refused(tmp_path: Path) -> None:
+    engine = f"{sys.executable} -m outflank nboard"
+    with pytest.raises(OutflankError, match="depth='x'"):
+        run_tournament(["random:1", f"nboard:depth=x {engine}"], openings=1)
+    result = run_tournament(
+        ["random:1", f"nboard:depth=1 name=ob {engine}"], openings=1, out_dir=tmp_path, plot=False
+    )
+    assert sorted(result.players) == ["ob", "random:1"]
+    assert {s.name for s in result.standings} == {"ob", "random:1"}
+    assert all(g.forfeit is None for g in result.games)
+    assert "PW[ob]" in result.games[0].ggf and "| ob |" in result.table()

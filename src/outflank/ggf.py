@@ -13,6 +13,9 @@ move. Each ``B``/``W`` field is a move, optionally followed by ``/eval/time``;
 a pass is ``PA``. ``RE`` is black's final disc difference (``?`` while the
 game goes on; a ``:t`` or ``:r`` suffix marks a loss on time or a
 resignation / forfeit). A file may hold several games one after another.
+GGF knows only Othello's rules; a Reversi game (over as soon as the side to
+move cannot move) is marked ``RU[Reversi]``, outflank's own tag (named after
+SGF's rule-set tag), which other programs ignore.
 
 >>> board = Board.from_transcript("f5d6c3")
 >>> rec = GameRecord.from_board(board, black="alice", white="bob")
@@ -163,7 +166,8 @@ class GameRecord:
     """A game: players, start position, moves (with evals/times) and result.
 
     ``tags`` keeps every header field not given its own attribute (``KM``,
-    ``C``...), so reading and writing a record loses nothing.
+    ``C``...), so reading and writing a record loses nothing. ``rules`` is
+    written as ``RU[Reversi]`` for Reversi and read back from it.
     """
 
     black: str = "?"
@@ -178,6 +182,7 @@ class GameRecord:
     start: Board = field(default_factory=Board)
     moves: list[MoveRecord] = field(default_factory=list)
     tags: dict[str, str] = field(default_factory=dict)
+    rules: Rules = Rules.OTHELLO
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -221,6 +226,7 @@ class GameRecord:
             start=board.root(),
             moves=records,
             tags=dict(tags or {}),
+            rules=board.rules,
         )
 
     @classmethod
@@ -229,12 +235,14 @@ class GameRecord:
         return cls.from_board(Board.from_transcript(text), **kwargs)
 
     # ------------------------------------------------------------ reading
-    def board(self, rules: Rules | str = Rules.OTHELLO) -> Board:
-        """The position after every move, replayed from ``start``.
+    def board(self, rules: Rules | str | None = None) -> Board:
+        """The position after every move, replayed from ``start`` under
+        ``rules`` (the record's own by default).
 
         A missing forced pass is inserted; an illegal move raises
         :class:`InvalidBoardError` naming it.
         """
+        rules = self.rules if rules is None else rules
         board = Board(self.start.black, self.start.white, self.start.turn, rules)
         for index, rec in enumerate(self.moves, 1):
             try:
@@ -268,6 +276,7 @@ class GameRecord:
             "RW": self.white_rating,
             "TI": self.time_control,
             "TY": self.game_type,
+            "RU": "Reversi" if self.rules is Rules.REVERSI else "",
             "RE": self.result,
         }
         out = {k: v for k, v in fields.items() if v != "" or k in ("PB", "PW", "RE")}
@@ -388,6 +397,9 @@ def _record_from_fields(fields: list[tuple[str, str]], number: int) -> GameRecor
         raise InvalidBoardError(f"game {number}: only 8x8 boards are supported (TY[{game_type}])")
     if "a" in re.sub(r"\d", "", game_type).lower():
         raise InvalidBoardError(f"game {number}: anti-Othello is not supported (TY[{game_type}])")
+    rule_set = header.pop("RU", "Othello").strip().lower() or "othello"
+    if rule_set not in ("othello", "reversi"):
+        raise InvalidBoardError(f"game {number}: unknown rules RU[{rule_set}] (Othello, Reversi)")
     record = GameRecord(
         black=header.pop("PB", "?"),
         white=header.pop("PW", "?"),
@@ -400,6 +412,7 @@ def _record_from_fields(fields: list[tuple[str, str]], number: int) -> GameRecor
         game_type=game_type,
         start=start if start is not None else Board(),
         tags=header,
+        rules=Rules(rule_set),
     )
     board = record.start.copy(stack=False)
     for index, (color, value) in enumerate(raw_moves, 1):

@@ -91,6 +91,9 @@ class _Analyst:
 
     name = ENGINE_NAME
 
+    def __init__(self) -> None:
+        self.halted = threading.Event()  # set by stop(), cleared before each job
+
     def best(self, board: Board, depth: int | None, on_info: InfoSink) -> _Analysis:
         raise NotImplementedError
 
@@ -99,6 +102,7 @@ class _Analyst:
 
     def stop(self) -> None:
         """Ask a running search to return soon (from another thread)."""
+        self.halted.set()
 
 
 class _EngineAnalyst(_Analyst):
@@ -107,6 +111,7 @@ class _EngineAnalyst(_Analyst):
     def __init__(self, level: int | None = None, **params: Any) -> None:
         from outflank.engine import Engine
 
+        super().__init__()
         self.engine = Engine.level(level) if level is not None else Engine(**params)
         self.level = level
 
@@ -126,7 +131,7 @@ class _EngineAnalyst(_Analyst):
 
     def hints(self, board: Board, n: int, depth: int | None, on_info: InfoSink) -> list[_Analysis]:
         best = self.best(board, depth, on_info)
-        if n <= 1 or best.move.is_pass:
+        if n <= 1 or best.move.is_pass or self.halted.is_set():  # stopped: no second search
             return [best]
         scores = self.engine.analyze(board.copy(), **self._limits(depth))
         out = [best]
@@ -136,6 +141,7 @@ class _EngineAnalyst(_Analyst):
         return out
 
     def stop(self) -> None:
+        super().stop()
         self.engine.stop()
 
 
@@ -143,6 +149,7 @@ class _PlayerAnalyst(_Analyst):
     """Any outflank player (greedy, random, classic...) behind the protocol."""
 
     def __init__(self, player: BasePlayer) -> None:
+        super().__init__()
         self.player = player
         self.name = player.name.replace(" ", "_")
 
@@ -369,13 +376,16 @@ class NBoardServer:
         go: bool,
     ) -> None:
         analyst = self.analyst()
+        analyst.halted.clear()
         self.send(f"status {self.name} is thinking")
         start = time.perf_counter()
         interrupted = threading.Event()
         out: list[Any] = []
 
         def info(a: _Analysis) -> None:
-            if not interrupted.is_set():
+            # Progress of a go only: a hint's lines are the final ones (the GUI
+            # keys search lines by their first move, which changes with depth).
+            if go and not interrupted.is_set():
                 self.send(self._search_line(a))
                 self.send(f"nodestats {a.nodes} {time.perf_counter() - start:.2f}")
 
@@ -388,15 +398,20 @@ class NBoardServer:
         worker = threading.Thread(target=work, daemon=True)
         worker.start()
         while worker.is_alive():
+            if interrupted.is_set():  # again until it ends: a stop between two searches
+                analyst.stop()  # of a job (best, then analyze) must not be lost
+                worker.join(0.02)
+                continue
             try:
                 line = self._lines.get(timeout=0.02)
             except queue.Empty:
                 continue
             self._pending.append(line)  # handled once the search is over
-            if line is not None and line.split()[:1] == ["ping"]:
-                interrupted.set()  # the position is about to change: stop
+            # ping: the position is about to change; quit or the end of input:
+            # the GUI is gone. Either way the search is no longer wanted.
+            if line is None or line.split()[:1] in (["ping"], ["quit"]):
+                interrupted.set()
                 analyst.stop()
-                break
         worker.join()
         result = out[0] if out else OutflankError("search gave no result")
         if isinstance(result, BaseException):
@@ -611,7 +626,7 @@ class NBoardClient:
 
     def hint(self, board: Board, n: int = 1, timeout: float = 30.0) -> list[HintLine]:
         """The engine's ``search``/``book`` lines for ``hint n`` (latest per move),
-        best first.
+        the ``n`` best first.
 
         Engines bracket a hint with status lines (``status ... thinking`` ...
         ``status ... waiting``, or NTest's bare ``status``); the hint is over
@@ -647,7 +662,7 @@ class NBoardClient:
                 except (ValueError, OutflankError):
                     continue
                 hints[hint.move] = hint
-        return sorted(hints.values(), key=lambda h: -h.eval)
+        return sorted(hints.values(), key=lambda h: -h.eval)[:n]
 
     def kill(self) -> None:
         """Stop the process at once."""

@@ -52,9 +52,13 @@ def parse_obf_line(text: str, line: int = 0) -> ObfEntry:
         match = _SCORE.match(item)
         if match is None:
             raise InvalidBoardError(f"malformed move score {item.strip()!r}")
-        if len(match.group(2).lstrip("+-")) > 3:  # a disc score has at most 2 digits
-            raise InvalidBoardError(f"move score out of range: {item.strip()[:40]!r}")
-        scores[Move.from_str(match.group(1))] = int(match.group(2))
+        digits = match.group(2).lstrip("+-")
+        if len(digits) > 2 or int(digits) > 64:  # a final disc difference: -64..64
+            raise InvalidBoardError(f"move score out of range -64..64: {item.strip()[:40]!r}")
+        move = Move.from_str(match.group(1))
+        if not board.is_legal(move):
+            raise InvalidBoardError(f"listed move {move} is not legal in the position")
+        scores[move] = int(match.group(2))
     return ObfEntry(board, scores, line)
 
 

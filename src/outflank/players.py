@@ -374,10 +374,36 @@ def _external_options(text: str) -> tuple[dict[str, Any], list[str]]:
     options: dict[str, Any] = {}
     while words and re.fullmatch(r"(depth|timeout|name)=\S*", words[0]):
         key, _, value = words.pop(0).partition("=")
-        options[key] = value if key == "name" else (int(value) if key == "depth" else float(value))
+        try:
+            number = int if key == "depth" else float
+            options[key] = value if key == "name" else number(value)
+        except ValueError:
+            raise OutflankError(f"nboard option {key}={value!r}: not a number") from None
     if not words:
         raise OutflankError("nboard: give the engine command, e.g. nboard:edax -n 1 -nboard")
     return options, words
+
+
+def player_label(spec: str) -> str:
+    """The name a player spec goes by in tables and records: an external
+    engine's ``name=`` option, else the spec itself."""
+    text = spec.strip()
+    kind, _, rest = text.partition(":")
+    if kind.lower() in ("nboard", "external"):
+        name = _external_options(rest)[0].get("name")
+        if name:
+            return str(name)
+    return text
+
+
+def check_player_spec(spec: str) -> None:
+    """Raise :class:`OutflankError` for a spec :func:`make_player` would
+    refuse, without starting an external engine (its options are checked)."""
+    kind, _, rest = spec.strip().partition(":")
+    if kind.lower() in ("nboard", "external"):
+        _external_options(rest)
+    else:
+        make_player(spec).close()
 
 
 def _whole(text: str, what: str) -> int:

@@ -22,14 +22,14 @@ import random
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from outflank.board import Board
 from outflank.errors import OutflankError
 from outflank.ggf import GameRecord
 from outflank.match import play_game
-from outflank.players import make_player
+from outflank.players import check_player_spec, make_player, player_label
 
 __all__ = [
     "OPENINGS",
@@ -72,6 +72,8 @@ class Task:
     opening_name: str
     opening: str
     rules: str = "othello"
+    black_spec: str = ""  # the specs to build the players from, when the
+    white_spec: str = ""  # names above are labels (an engine's name=)
 
 
 @dataclass
@@ -142,7 +144,8 @@ class TournamentResult:
             avg = s.discs / s.games if s.games else 0.0
             lines.append(
                 f"| {rank} | {s.name} | {s.games} | {s.wins} | {s.draws} | {s.losses} |"
-                f" {100 * s.score:.1f} | {avg:+.1f} | {s.elo:+.0f} | {s.elo_error:.0f} |"
+                f" {100 * s.score:.1f} | {avg:+.1f} | {_rating(s.elo, '+.0f')} |"
+                f" {_rating(s.elo_error, '.0f')} |"
                 f" {s.forfeits} |"
             )
         return "\n".join(lines)
@@ -165,6 +168,11 @@ class TournamentResult:
                 cells.append("—" if a == b else (f"{sum(got):g}/{len(got)}" if got else ""))
             lines.append(f"| {i + 1} | {a} | " + " | ".join(cells) + " |")
         return "\n".join(lines)
+
+
+def _rating(value: float, spec: str) -> str:
+    """A rating cell: ``-`` for a player without rated games."""
+    return "-" if math.isnan(value) else format(value, spec)
 
 
 # ---------------------------------------------------------------- planning
@@ -236,9 +244,9 @@ def play_task(task: Task) -> GameOutcome:
     start = Board.from_transcript(task.opening, rules=task.rules)
     players = []
     try:
-        for spec in (task.black, task.white):
+        for label, spec in ((task.black, task.black_spec), (task.white, task.white_spec)):
             try:
-                players.append(make_player(spec, name=spec))
+                players.append(make_player(spec or label, name=label))
             except OutflankError as exc:
                 return _forfeit_at_start(task, len(players), str(exc), started)
         result = play_game(players[0], players[1], start=start)
@@ -382,7 +390,13 @@ def _bt_fit(
 def elo_ratings(
     names: list[str], games: Sequence[GameOutcome], *, bootstrap: int = 200, seed: int = 1
 ) -> dict[str, tuple[float, float]]:
-    """Elo (mean 0) and the half-width of its 95% bootstrap interval per player."""
+    """Elo (mean 0) and the half-width of its 95% bootstrap interval per player;
+    a player without a rated game has no rating (NaN) and is left out of the mean."""
+    played = {name for g in games for name in (g.black, g.white)}
+    unrated = {name: (math.nan, math.nan) for name in names if name not in played}
+    names = [name for name in names if name in played]
+    if not names:
+        return unrated
     index = {name: i for i, name in enumerate(names)}
     triples = [(index[g.black], index[g.white], g.black_points) for g in games]
     pairs = {(min(i, j), max(i, j)) for i, j, _ in triples}
@@ -403,7 +417,7 @@ def elo_ratings(
         else:
             err = float("nan")
         out[name] = (best[k], err)
-    return out
+    return out | unrated
 
 
 def standings(players: Sequence[str], games: Sequence[GameOutcome]) -> list[PlayerStanding]:
@@ -428,7 +442,10 @@ def standings(players: Sequence[str], games: Sequence[GameOutcome]) -> list[Play
     ratings = elo_ratings(list(players), games)
     for name, (elo, err) in ratings.items():
         table[name].elo, table[name].elo_error = elo, err
-    return sorted(table.values(), key=lambda s: (-s.elo, -s.score, s.name))
+    return sorted(
+        table.values(),
+        key=lambda s: (math.isnan(s.elo), -s.elo if s.elo == s.elo else 0, -s.score, s.name),
+    )
 
 
 # ---------------------------------------------------------------- output
@@ -491,6 +508,7 @@ def plot_ratings(result: TournamentResult, path: Path) -> Path | None:
         return None
     rows = list(reversed(result.standings))
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.2))
+    rows = [s for s in rows if not math.isnan(s.elo)]
     errors = [0 if math.isnan(s.elo_error) else s.elo_error for s in rows]
     ax.barh([s.name for s in rows], [s.elo for s in rows], xerr=errors, color="#2e7d32", capsize=4)
     ax.axvline(0, color="black", linewidth=0.8)
@@ -523,13 +541,21 @@ def run_tournament(
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise OutflankError(f"workers must be at least 1, not {workers!r}")
-    players = [p.strip() for p in players]
-    for spec in players:
+    specs = [p.strip() for p in players]
+    for spec in specs:
         if spec.lower() == "human":
             raise OutflankError("a tournament cannot wait for a human player")
-        if not spec.lower().startswith(("nboard:", "external:")):
-            make_player(spec).close()  # a clean error now rather than forfeits later
-    tasks = plan_games(players, gauntlet=gauntlet, openings=openings, rounds=rounds, rules=rules)
+        check_player_spec(spec)  # a clean error now rather than forfeits later
+    players = [player_label(spec) for spec in specs]  # an engine's name= names it
+    spec_of = dict(zip(players, specs, strict=True))
+    if len(spec_of) != len(specs) and len(set(specs)) == len(specs):
+        raise OutflankError("two players have the same name: give them distinct name= options")
+    tasks = [
+        replace(task, black_spec=spec_of[task.black], white_spec=spec_of[task.white])
+        for task in plan_games(
+            players, gauntlet=gauntlet, openings=openings, rounds=rounds, rules=rules
+        )
+    ]
     finished = 0
 
     def done(outcome: GameOutcome) -> None:

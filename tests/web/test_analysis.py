@@ -50,9 +50,11 @@ def test_ggf_export_replays_to_the_same_board(client: TestClient) -> None:
     assert parse_ggf(client.get(f"/api/games/{game_id}/ggf").text).date == record.date
 
 
-def test_a_reversi_game_has_no_ggf(client: TestClient) -> None:
-    """GGF has no Reversi rules: such a record would replay as Othello."""
-    game_id, _, _ = new_game(client, rules="reversi", start="f5d6")
-    answer = client.get(f"/api/games/{game_id}/ggf")
-    assert answer.status_code == 409 and "transcript" in answer.json()["error"]
-    assert client.get(f"/api/games/{game_id}/transcript").text.strip() == "f5d6"
+def test_a_reversi_game_says_so_in_its_ggf(client: TestClient) -> None:
+    """GGF has no Reversi rules of its own: RU[Reversi] (outflank's tag) makes
+    the record replay under them, to the same finished board."""
+    wipeout = "c4c5c6b5a6b3f6b7a8a5a2a7a4c7d7c3c2"  # white has no disc left
+    game_id, _, state = new_game(client, rules="reversi", start=wipeout)
+    record = parse_ggf(client.get(f"/api/games/{game_id}/ggf").text)
+    assert record.rules.value == "reversi" and record.board().is_game_over()
+    assert record.board().obf()[:64] == state["board"]

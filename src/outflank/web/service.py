@@ -647,10 +647,6 @@ class GameService:
             raise GameError(503, "GGF export needs outflank.ggf, which this build lacks") from None
         with self.storage.session() as session:
             game = self._load(session, game_id)
-            if game.rules != Rules.OTHELLO.value:
-                raise GameError(
-                    409, "GGF records Othello games only: export this Reversi game's transcript"
-                )
             rep = replay(game)
             names = {seat.color: describe(seat.player) for seat in game.seats}
             started = _utc(game.created)
