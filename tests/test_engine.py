@@ -664,3 +664,31 @@ def test_evaluator_objects_are_checked_like_names() -> None:
     with pytest.raises(OutflankError, match="unknown evaluator"):
         Engine(evaluator=Evaluator("bogus"))
     assert Engine(evaluator=Evaluator("regions")).evaluator == Engine("regions").evaluator
+
+
+def test_a_reversi_solve_takes_no_probable_cut_offs() -> None:
+    """Engines with selective search (the default preset, levels 19-20) once
+    solved Reversi boards with probable cut-offs and called the result exact."""
+    board = Board.from_obf(
+        "X-O-----OXOOXOOO--OXOOO-XXXXOOO-OXXOOXOOOXOOOOXXOOXXXXXXOO-OOOOX O", "reversi"
+    )
+    expected = 4  # an exhaustive minimax says so (too slow to run here at 11 empties)
+    assert Engine("weights").solve(board).score == expected  # no probable cut-offs there
+    for engine in (Engine.preset("default"), Engine.level(20), Engine(selective=0.3)):
+        result = engine.solve(board)
+        assert result.exact and result.score == expected
+
+
+def test_a_wipeout_at_the_horizon_is_a_game_end() -> None:
+    """b2 takes white's last discs: at depth 1 that is +64, not a weight sum."""
+    board = Board.from_obf("---------------X--O---X---XOXXX----XOX-----XXOX----XXXXX-------- X")
+    for evaluator in ("weights", "regions", "fish"):
+        result = Engine(evaluator).search(board, depth=1)
+        assert str(result.best_move) == "b2" and result.score == 64
+
+
+def test_a_solve_cut_short_at_once_answers_a_shallow_search() -> None:
+    board = Board.from_transcript("f5d6c3d3c4f4f6f3e6e7d7c6")
+    result = Engine().solve(board, nodes=1)
+    assert not result.exact and result.depth == 6
+    assert result.best_move == Engine(depth=6).search(board).best_move

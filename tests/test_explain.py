@@ -116,3 +116,10 @@ def test_docstring_examples_of_the_teaching_modules() -> None:
     for module in (outflank.classic, outflank.classic_eval, outflank.explain):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__
+
+
+def test_the_teaching_page_shows_the_real_output() -> None:
+    """docs/teaching.md's example is what `outflank explain start --depth 2` prints."""
+    page = (Path(__file__).parents[1] / "docs" / "teaching.md").read_text(encoding="utf-8")
+    printed = run_cli("start", "--depth", "2").stdout.strip()
+    assert printed in page

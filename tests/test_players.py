@@ -178,3 +178,21 @@ def test_deeper_engine_beats_greedy() -> None:
         wins += play_game(make_player("level:10"), GreedyPlayer(), start=start).margin > 0
         wins += play_game(GreedyPlayer(), make_player("level:10"), start=start).margin < 0
     assert wins >= 3
+
+
+def test_adjusting_a_level_changes_its_engine_limits_and_keeps_the_rest() -> None:
+    """The search gets what `set` shows: a level's own limits change in its
+    engine, so its depth stays beside a new time, and its exact endgame and
+    random moves stay too."""
+    player = make_player("level:3")
+    engine = player.engine
+    endgame, chance = engine.endgame, engine.random
+    player.adjust(time=0.3)
+    assert (engine.depth, engine.time) == (1, 0.3)
+    assert player.describe_settings().endswith("depth=1, time=0.3")
+    assert (engine.endgame, engine.random) == (endgame, chance)
+    player.adjust(random=0.5)
+    assert engine.random == 0.5
+    explicit = make_player("engine:evaluator=regions,depth=3")
+    explicit.adjust(lookahead=5)
+    assert explicit.depth == 5 and explicit.describe_settings().endswith("depth=5")

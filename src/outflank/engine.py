@@ -411,11 +411,14 @@ class Engine:
         return report
 
     def _mid(self, board: Board, depth: int | None, time: float | None, nodes: int | None,
-             on_info: Any = None, analyze: bool = False) -> dict[str, Any]:  # fmt: skip
+             on_info: Any = None, analyze: bool = False,
+             exact: bool = False) -> dict[str, Any]:  # fmt: skip
+        """A midgame search; ``exact``: no probable cut-offs (a Reversi solve)."""
+        selective = 0 if exact else round(self.selective * 100)
         return self._searcher.search(
             board.player, board.opponent, mode=MODE_MID, depth=depth or MAX_DEPTH,
             time=time or 0.0, nodes=nodes or 0, callback=self._callback(on_info),
-            analyze=analyze, selective=round(self.selective * 100),
+            analyze=analyze, selective=selective,
         )  # fmt: skip
 
     def search(
@@ -505,7 +508,7 @@ class Engine:
         with self._locked():
             self._prepare(board)
             if board.rules is Rules.REVERSI:  # a midgame search through to the end
-                raw = self._mid(board, MAX_DEPTH, time, nodes)
+                raw = self._mid(board, MAX_DEPTH, time, nodes, exact=True)
                 if raw["aborted"] or raw["depth"] < board.empties:  # a limit came first
                     return self._result(raw, exact=False)
                 value = raw["score"]
@@ -516,6 +519,10 @@ class Engine:
                     board.player, board.opponent, mode=MODE_WLD if wld else MODE_EXACT,
                     time=time or 0.0, nodes=nodes or 0,
                 )  # fmt: skip
+                if raw["aborted"] and raw["depth"] < _FALLBACK_DEPTH:
+                    # cut short before its pre-search got far: a quick shallow estimate
+                    raw = self._mid(board, min(_FALLBACK_DEPTH, board.empties), None, None)
+                    return self._result(raw, exact=False)
             if wld and not raw["aborted"]:
                 raw["score"] = (raw["score"] > 0) - (raw["score"] < 0)
             return self._result(raw, exact=not raw["aborted"], discs=True)

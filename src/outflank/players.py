@@ -269,12 +269,23 @@ class EnginePlayer(BasePlayer):
         self.last_time = time.perf_counter() - start
         return result.best_move
 
+    def _limits(self) -> tuple[bool, int | None, float | None]:
+        """(own, depth, time): this player's own limits if it has any (the
+        search is then given them), else the engine's."""
+        if self.depth is not None or self.time is not None:
+            return True, self.depth, self.time
+        return False, self.engine.depth, self.engine.time
+
     def adjust(self, **settings: Any) -> None:
         """Change the engine between moves (seed 004: biases and look-ahead
         "in the middle of a game"): evaluator parameters such as
         ``corner=40``, and this player's ``depth`` (or ``lookahead``, seed
-        004's 2-10 plies) and ``time``. A bad value changes nothing."""
-        depth, time_limit = self.depth, self.time
+        004's 2-10 plies) and ``time``. A bad value changes nothing.
+
+        The limits change where they are kept: this player's own (a spec
+        with ``depth=``/``time=``), else the engine's, so that a level keeps
+        its other settings (exact endgame, random moves)."""
+        own, depth, time_limit = self._limits()
         if "lookahead" in settings:
             plies = settings.pop("lookahead")
             if isinstance(plies, bool) or not isinstance(plies, int) or not 2 <= plies <= 10:
@@ -287,13 +298,15 @@ class EnginePlayer(BasePlayer):
         from outflank.engine import check_limits
 
         depth, time_limit, _ = check_limits(depth, time_limit)
-        self.engine.configure(**settings)  # checked whole before it changes anything
-        self.depth, self.time = depth, time_limit
+        if own:
+            self.engine.configure(**settings)  # checked whole before it changes anything
+            self.depth, self.time = depth, time_limit
+        else:
+            self.engine.configure(depth=depth, time=time_limit, **settings)
 
     def describe_settings(self) -> str:
-        """The evaluator with its parameters and the limits: what adjust() changes."""
-        depth = self.depth if self.depth is not None else self.engine.depth
-        time_limit = self.time if self.time is not None else self.engine.time
+        """The evaluator with its parameters and the limits the search uses."""
+        _, depth, time_limit = self._limits()
         limits = "".join(
             f", {key}={value}" for key, value in (("depth", depth), ("time", time_limit))
             if value is not None

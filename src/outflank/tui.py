@@ -29,7 +29,8 @@ __all__ = ["configure", "main", "render_board", "run"]
 HINT_TIME = 3.0
 HELP_TEXT = (
     "commands: a move such as d3, 'hint', 'undo', 'pass' (when forced), 'help', 'quit';"
-    " 'set' shows the computer's settings, 'set corner=40 lookahead=6' changes them"
+    " 'set' shows the computer's settings, 'set depth=6' (regions AI: 'set corner=40"
+    " lookahead=6') changes them"
 )
 
 
@@ -179,17 +180,14 @@ class TerminalGame:
         return str(self._hinter.choose_move(board.copy()))
 
     def settings(self, line: str) -> str:
-        """``set`` alone: each computer player's settings; ``set [black|white]
-        key=value ...``: change them (seed 004: between moves, mid-game)."""
+        """``set`` alone: the computer player's settings; ``set key=value ...``:
+        change them (seed 004: between moves, mid-game)."""
         words = line.split()[1:]
         adjustable = {
             color: player
             for color, player in self.players.items()
             if callable(getattr(player, "adjust", None))
         }
-        if words and words[0] in ("black", "white"):
-            chosen = BLACK if words.pop(0) == "black" else WHITE
-            adjustable = {c: p for c, p in adjustable.items() if c is chosen}
         if not adjustable:
             return "no engine player here has settings to change"
         if words:
@@ -199,9 +197,12 @@ class TerminalGame:
                 if not sep or not key or not text:
                     return f"expected key=value, not {word!r} (e.g. set corner=40 lookahead=6)"
                 try:
-                    values[key] = float(text) if key == "time" else int(text)
+                    values[key] = int(text)
                 except ValueError:
-                    return f"{key} takes a number, not {text!r}"
+                    try:
+                        values[key] = float(text)
+                    except ValueError:
+                        return f"{key} takes a number, not {text!r}"
             for player in adjustable.values():
                 try:
                     player.adjust(**values)

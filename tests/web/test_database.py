@@ -50,3 +50,50 @@ def test_serve_explains_a_foreign_database(tmp_path: Path, capsys: pytest.Captur
         connection.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, name TEXT)")
     assert main(["serve", "--db", str(path), "--port", "0"]) == 2
     assert "not an outflank database" in capsys.readouterr().err
+
+
+def test_a_websocket_move_is_told_the_database_is_gone(tmp_path: Path) -> None:
+    """The page plays over the WebSocket: it must get the 503, not a dropped
+    connection it silently reconnects."""
+    path = tmp_path / "games.db"
+    with TestClient(create_app(str(path), ai_delay=0.0)) as client:
+        game_id, seats, _ = new_game(client)
+        with client.websocket_connect(f"/ws/games/{game_id}?seat={seats['black']}") as ws:
+            ws.receive_json()
+            for name in ("games.db", "games.db-wal", "games.db-shm"):
+                (tmp_path / name).unlink(missing_ok=True)
+            ws.send_json({"type": "move", "move": "f5"})
+            error = ws.receive_json()
+            assert error["status"] == 503 and "deleted or replaced" in error["error"]
+            ws.send_json({"type": "ping"})
+            assert ws.receive_json() == {"type": "pong"}  # the connection lives on
+
+
+def test_a_refused_database_is_left_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, name TEXT)")
+    before = path.read_bytes()
+    with pytest.raises(DatabaseError):
+        Storage(str(path))
+    assert path.read_bytes() == before and not (tmp_path / "other.db-wal").exists()
+
+
+@pytest.mark.parametrize(
+    "url", ["sqlite:///file::memory:?uri=true", "sqlite:///file:x?mode=memory&uri=true"]
+)
+def test_in_memory_uris_are_refused_too(url: str) -> None:
+    with pytest.raises(DatabaseError, match="in-memory"):
+        Storage(url)
+
+
+def test_a_url_encoded_path_is_watched_as_sqlite_reads_it(tmp_path: Path) -> None:
+    path = tmp_path / "a b.db"
+    storage = Storage(f"sqlite:///{str(path).replace(' ', '%20')}")
+    try:
+        assert storage.path == str(path) and path.exists()
+        path.unlink()
+        with pytest.raises(DatabaseError, match="deleted or replaced"):
+            storage.check_file()
+    finally:
+        storage.close()

@@ -158,8 +158,12 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
     if (ply < MAX_PLY) s->pv_len[ply] = 0;
     ++s->nodes;
     if (search_should_stop(s)) return 0;
-    if (depth <= 0 || ply >= MAX_PLY - 1) /* a full board is the end of the game, scored so */
-        return ~(P | O) ? eval_evaluate(&s->ev, P, O) : mid_terminal(P, O);
+    if (depth <= 0 || ply >= MAX_PLY - 1) {
+        /* a game over at the horizon is scored as such when it is cheap to
+         * see: a full board, a side wiped out, a Reversi mover stuck */
+        if (!~(P | O) || !P || !O || (s->reversi && !bb_moves(P, O))) return mid_terminal(P, O);
+        return eval_evaluate(&s->ev, P, O);
+    }
     if (depth >= 2) tt_prefetch(&s->tt, P, O);
 
     u64 moves = bb_moves(P, O);

@@ -253,6 +253,9 @@ class App:
     def tune_ai(self, knob: str, delta: int) -> None:
         """Move one of the regions AI's knobs (seed 004: biases and look-ahead
         may change in the middle of a game); its next move uses them."""
+        if not self.ai.enabled:
+            self.alert("Two people are playing: start with --ai regions to tune the computer")
+            return
         if self.ai.preset != "regions":
             self.alert("C, E, X and [ ] tune the regions AI (seed 004): press L to reach it")
             return

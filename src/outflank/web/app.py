@@ -45,6 +45,15 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def _database_message(exc: Exception) -> str:
+    """What a client is told when the database fails (503)."""
+    if isinstance(exc, OperationalError):
+        # a read-only file, a lock held too long, a full disk: the database's own words
+        reason = str(exc.orig).splitlines()[0] if exc.orig else "unavailable"
+        return f"the database cannot be used now ({reason}); the game is unchanged"
+    return str(exc)
+
+
 class _BodyLimit:
     """Answer 413 to a request body over MAX_BODY bytes instead of reading it
     all into memory: by its Content-Length at once, or, sent in chunks, as
@@ -146,16 +155,10 @@ def create_app(
         return _error(exc.status_code, str(exc.detail))
 
     @app.exception_handler(DatabaseError)
-    async def _database_gone(_request: Request, exc: DatabaseError) -> JSONResponse:
-        log.error("%s", exc)
-        return _error(503, str(exc))
-
     @app.exception_handler(OperationalError)
-    async def _database_error(_request: Request, exc: OperationalError) -> JSONResponse:
-        # a read-only file, a lock held too long, a full disk: the database's own words
-        reason = str(exc.orig).splitlines()[0] if exc.orig else "unavailable"
-        log.error("database error: %s", reason)
-        return _error(503, f"the database cannot be used now ({reason}); the game is unchanged")
+    async def _database_error(_request: Request, exc: Exception) -> JSONResponse:
+        log.error("database error: %s", exc)
+        return _error(503, _database_message(exc))
 
     @app.exception_handler(Exception)
     async def _server_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -363,3 +366,7 @@ async def _receive(
                 raise GameError(400, f"unknown message type {kind!r}: expected move, undo, redo")
         except GameError as exc:
             await websocket.send_json({"type": "error", "status": exc.status, "error": exc.message})
+        except (DatabaseError, OperationalError) as exc:  # as REST answers: 503, and go on
+            log.error("database error: %s", exc)
+            message = _database_message(exc)
+            await websocket.send_json({"type": "error", "status": 503, "error": message})

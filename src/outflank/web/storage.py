@@ -31,6 +31,7 @@ from sqlalchemy import (
     create_engine,
     event,
     inspect,
+    make_url,
 )
 from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.orm import (
@@ -163,29 +164,41 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def _sqlite_path(url: str) -> str | None:
-    """The file of a SQLite URL; raises DatabaseError for an in-memory one."""
-    if not url.startswith("sqlite"):
+    """The file of a SQLite URL (as SQLAlchemy reads it); raises DatabaseError
+    for an in-memory database."""
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("sqlite"):
         return None
-    path = url.split("://", 1)[1][1:].split("?", 1)[0]  # sqlite:///PATH?options
-    if path in ("", ":memory:") or "mode=memory" in url:
+    path = parsed.database or ""
+    uri = str(parsed.query.get("uri", "")).lower() == "true"  # a file: URI in the path
+    memory = uri and (":memory:" in path or parsed.query.get("mode") == "memory")
+    if path in ("", ":memory:") or memory:
         raise DatabaseError(
             "an in-memory database would lose every game (and each thread would "
             "see its own): give a file path"
         )
-    return path
+    return None if uri else path
 
 
-def _check_schema(engine: SqlEngine) -> None:
-    """Refuse a database whose tables of our names lack our columns."""
-    found = inspect(engine)
-    for table in Base.metadata.sorted_tables:
-        have = {column["name"] for column in found.get_columns(table.name)}
-        missing = sorted(set(table.columns.keys()) - have)
-        if missing:
-            raise DatabaseError(
-                f"not an outflank database: its table {table.name!r} has no "
-                f"{', '.join(missing)} column{'s' if len(missing) > 1 else ''}"
-            )
+def _check_schema(url: str, kwargs: dict[str, Any]) -> None:
+    """Refuse a database whose tables of our names lack our columns, before
+    anything is written to it (tables, the WAL journal)."""
+    probe = create_engine(url, **kwargs)
+    try:
+        found = inspect(probe)
+        existing = set(found.get_table_names())
+        for table in Base.metadata.sorted_tables:
+            if table.name not in existing:
+                continue
+            have = {column["name"] for column in found.get_columns(table.name)}
+            missing = sorted(set(table.columns.keys()) - have)
+            if missing:
+                raise DatabaseError(
+                    f"not an outflank database: its table {table.name!r} has no "
+                    f"{', '.join(missing)} column{'s' if len(missing) > 1 else ''}"
+                )
+    finally:
+        probe.dispose()
 
 
 class Storage:
@@ -199,11 +212,11 @@ class Storage:
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
         else:
             kwargs["pool_pre_ping"] = True
+        _check_schema(self.url, kwargs)
         self.engine: SqlEngine = create_engine(self.url, **kwargs)
         if self.url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
         Base.metadata.create_all(self.engine)
-        _check_schema(self.engine)
         self._file_id = self._identify()
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         sqlite = self.url.startswith("sqlite")
