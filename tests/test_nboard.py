@@ -293,3 +293,26 @@ def test_a_hint_sends_only_its_final_lines() -> None:
         assert len(client.hint(board, 3)) == 3
     finally:
         client.close()
+
+
+def test_set_depth_replaces_the_start_level_whenever_it_comes() -> None:
+    """--level serves until the GUI sends 'set depth'; after it the engine is
+    the same whether or not a search ran at the level before."""
+
+    def answers(script: list[str]) -> list[str]:
+        engine = Engine([*ENGINE, "--level", "1"])
+        try:
+            moves = []
+            for line in script:
+                engine.send(line)
+                if line == "go":
+                    said = engine.until(lambda x: x.startswith("=== "))
+                    moves.append(said[-1].rsplit("/", 1)[0])  # move and eval, not the time
+            return moves
+        finally:
+            engine.close()
+
+    game = f"set game {GAME5}"
+    fresh = answers(["nboard 2", "set depth 6", game, "go"])
+    after_level = answers(["nboard 2", game, "go", "set depth 6", "go"])
+    assert after_level[1] == fresh[0]

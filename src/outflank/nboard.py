@@ -298,6 +298,8 @@ class NBoardServer:
             if not 1 <= depth <= 60:
                 raise OutflankError(f"depth must be in 1..60, not {depth}")
             self.depth = depth
+            if self._level is not None and not self._player_spec:
+                self._analyst = None  # the level served until the GUI chose a depth
             self.send(f"set myname {self.name}")
         elif what == "game":
             parts = line.split(None, 2)
