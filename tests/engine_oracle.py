@@ -48,9 +48,16 @@ def negamax(
     reversi: bool = False,
 ) -> int:
     """Depth-limited negamax; a pass does not use up depth (as in the core).
-    With ``reversi`` the game ends as soon as the side to move cannot move."""
+    With ``reversi`` the game ends as soon as the side to move cannot move.
+    At depth 0 the game ends the core sees at no cost are scored as ends (a
+    full board, a side without discs, a Reversi mover without a move); any
+    other position is a leaf, even one where neither side can move."""
     if depth == 0:
-        return leaf(cells, me)
+        over = 0 not in cells or me not in cells or (3 - me) not in cells
+        if not (over or (reversi and not oracle.legal_squares(cells, me))):
+            return leaf(cells, me)
+        d = final_margin(cells, me)
+        return WIN + d if d > 0 else -WIN + d if d < 0 else 0
     moves = oracle.legal_squares(cells, me)
     if not moves:
         if reversi or not oracle.legal_squares(cells, 3 - me):
