@@ -221,8 +221,13 @@ class NBoardServer:
 
     @property
     def name(self) -> str:
+        """NBoard's habit: the engine's name with its depth (``outflank6``); a
+        served player (``--player``) keeps its own name, the depth means
+        nothing to it."""
         base = self._analyst.name if self._analyst is not None else self._default_name()
-        return f"{base}{self.depth}" if self.depth is not None else base
+        if self.depth is None or self._player_spec:
+            return base
+        return f"{base}{self.depth}"
 
     def _default_name(self) -> str:
         return self._player_spec.replace(" ", "_") if self._player_spec else ENGINE_NAME
