@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from outflank import _core  # noqa: E402
 from outflank.engine import Engine  # noqa: E402
+from outflank.errors import OutflankError  # noqa: E402
 from outflank.obf import read_obf_file  # noqa: E402
 
 SHARED = Path(os.environ.get("OUTFLANK_SHARED", ROOT.parent / "shared"))
@@ -42,7 +43,12 @@ def main() -> int:
     parser.add_argument("--wld", action="store_true", help="win/draw/loss only")
     args = parser.parse_args()
 
-    numbered = list(enumerate(read_obf_file(args.file), args.start))
+    try:
+        numbered = list(enumerate(read_obf_file(args.file), args.start))
+    except (OSError, OutflankError) as exc:
+        where = "" if args.file.exists() else " (give --file, or set OUTFLANK_SHARED)"
+        print(f"ffo.py: error: {exc}{where}", file=sys.stderr)
+        return 2
     if args.only:
         low, _, high = args.only.partition("-")
         numbered = [(n, e) for n, e in numbered if int(low) <= n <= int(high or low)]

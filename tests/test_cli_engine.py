@@ -107,8 +107,19 @@ def test_analyze_streams_depths_then_every_move() -> None:
     assert [int(line.split()[1]) for line in depth_lines] == [1, 2, 3, 4]
     assert all(" pv " in line and " nps " in line for line in depth_lines)
     moves = proc.stdout.splitlines()[-1]
-    assert moves.startswith("moves:")
+    assert moves.startswith("moves (depth 4):")
     assert {"f4", "d3", "f3", "g5"} <= set(moves.split())
+
+
+def test_analyze_with_time_scores_the_moves_within_it_too() -> None:
+    """--time once bounded only the search: scoring every move to its depth
+    then ran unbounded (12.7 s for --time 3). The moves line says its depth."""
+    proc = run("analyze", "f5d6c3d3c4f4", "--time", "0.3")
+    assert proc.returncode == 0, proc.stderr
+    moves = proc.stdout.splitlines()[-1]
+    best = next(line for line in proc.stdout.splitlines() if line.startswith("best"))
+    searched = int(best.split("depth")[1].split()[0])
+    assert moves.startswith("moves (depth ") and int(moves.split()[2][:-2]) <= searched
 
 
 def test_analyze_solves_an_endgame_exactly(ffo_dir: Path) -> None:
@@ -116,7 +127,7 @@ def test_analyze_solves_an_endgame_exactly(ffo_dir: Path) -> None:
     proc = run("analyze", obf)
     assert proc.returncode == 0, proc.stderr
     assert "best g8  score +32 (exact)" in proc.stdout
-    assert proc.stdout.splitlines()[-1].split()[1:3] == ["g8", "+32"]
+    assert proc.stdout.splitlines()[-1].split()[:4] == ["moves", "(exact):", "g8", "+32"]
 
 
 def test_analyze_bad_input() -> None:

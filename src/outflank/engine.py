@@ -69,11 +69,13 @@ class SearchResult:
 
 @dataclass(frozen=True)
 class MoveScore:
-    """One legal move's score (see :meth:`Engine.analyze`)."""
+    """One legal move's score (see :meth:`Engine.analyze`) and the depth in
+    plies it was searched to (the empties, for an exact score)."""
 
     move: Move
     score: float
     exact: bool
+    depth: int = 0
 
 
 #: Engine.level(n): evaluator, depth, time (s), exact endgame from, random-move
@@ -476,12 +478,15 @@ class Engine:
                     nodes=nodes or 0, analyze=True,
                 )  # fmt: skip
                 if not raw["aborted"]:
-                    return [MoveScore(_move(sq), float(v), True) for sq, v, _ in raw["moves"]]
+                    return [
+                        MoveScore(_move(sq), float(v), True, board.empties)
+                        for sq, v, _ in raw["moves"]
+                    ]
                 # stopped, or out of time: a quick shallow analysis, not a second budget
                 depth, time = min(depth or _FALLBACK_DEPTH, _FALLBACK_DEPTH), None
             raw = self._mid(board, depth, time, nodes, analyze=True)
             return [
-                MoveScore(_move(sq), self._score(v, False), False)
+                MoveScore(_move(sq), self._score(v, False), False, raw["depth"])
                 for sq, v, searched in raw["moves"]
                 if searched
             ]

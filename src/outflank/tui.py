@@ -112,7 +112,6 @@ class TerminalGame:
         *,
         rules: Rules = Rules.OTHELLO,
         color: bool = False,
-        level: int = DEFAULT_LEVEL,
         show_hints: bool = False,
         read: Callable[[str], str | None] | None = None,
         out: TextIO | None = None,
@@ -120,7 +119,6 @@ class TerminalGame:
         self.players = {BLACK: black, WHITE: white}
         self.board = Board(rules=rules)
         self.color = color
-        self.level = level
         self.show_hints = show_hints
         self.out = out if out is not None else sys.stdout
         self._read = read if read is not None else self._read_stdin
@@ -160,7 +158,8 @@ class TerminalGame:
 
     # ------------------------------------------------------------ actions
     def hints(self) -> str:
-        """The suggested moves, best first (engine if available, else greedy)."""
+        """The suggested moves, best first, with their scores in discs (the
+        engine's default evaluator; greedy's move when it is not built)."""
         board = self.board
         if board.must_pass():
             return "pass (you have no move)"
@@ -168,13 +167,13 @@ class TerminalGame:
             try:
                 from outflank.engine import Engine
 
-                level = min(self.level + 2, 20)
-                self._hint_engine = Engine.level(level, tt_mb=16, time=HINT_TIME)
+                self._hint_engine = Engine(tt_mb=16, time=HINT_TIME)
             except ImportError:
                 self._hint_engine = False
         if self._hint_engine:
             scores = self._hint_engine.analyze(board.copy())[:3]
-            return ", ".join(f"{m.move} ({m.score:+.1f})" for m in scores)
+            exact = " exact" if scores[0].exact else ""
+            return ", ".join(f"{m.move} ({m.score:+.1f})" for m in scores) + f" discs{exact}"
         if self._hinter is None:
             self._hinter = make_player("greedy")
         return str(self._hinter.choose_move(board.copy()))
@@ -337,7 +336,6 @@ def run(args: argparse.Namespace) -> int:
         white,
         rules=rules,
         color=color,
-        level=level,
         show_hints=bool(getattr(args, "hints", False)),
     )
     try:
@@ -348,7 +346,10 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m outflank.tui``: the terminal game on its own."""
-    parser = argparse.ArgumentParser(prog="outflank play othello", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m outflank.tui",
+        description="Othello at the terminal: the game of `outflank play othello`.",
+    )
     configure(parser)
     args = parser.parse_args(argv)
     try:

@@ -17,7 +17,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("position", type=board_argument, help='OBF line, transcript or "start"')
     limit = parser.add_mutually_exclusive_group()
     limit.add_argument("--depth", type=int, help="search depth in plies")
-    limit.add_argument("--time", type=float, help="seconds to think (default 2)")
+    limit.add_argument(
+        "--time",
+        type=float,
+        help="seconds for the search (default 2), and at most as long again to score every move",
+    )
     parser.add_argument(
         "--evaluator", default="default", choices=sorted(EVALUATORS), help="evaluator to use"
     )
@@ -54,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"best {result.best_move}  score {_fmt_score(result.score)} ({kind})  "
           f"depth {result.depth}  nodes {result.nodes:,}  time {result.elapsed:.2f}s")  # fmt: skip
     depth = args.depth if args.depth is not None else max(result.depth, 1)
-    scores = engine.analyze(board, depth=depth)
-    print("moves:", "  ".join(f"{s.move} {_fmt_score(s.score)}" for s in scores))
+    # every move to the search's depth, within the same time again
+    scores = engine.analyze(board, depth=depth, time=None if args.depth is not None else time)
+    reach = "exact" if scores[0].exact else f"depth {scores[0].depth}"
+    print(f"moves ({reach}):", "  ".join(f"{s.move} {_fmt_score(s.score)}" for s in scores))
     return 0

@@ -19,7 +19,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (
         "Settings come from outflank.ini in the current folder, else "
         "$XDG_CONFIG_HOME/outflank/outflank.ini; options given here override them. "
-        "Keys: N new game, U undo, H hint, L / Shift+L stronger / weaker AI, Esc or Q quit."
+        "Keys: N new game, U undo, H hint, L / Shift+L stronger / weaker AI, C / E / X"
+        " (Shift: down) and [ / ] the regions AI's biases and look-ahead, Esc or Q quit."
     )
     parser.add_argument(
         "--ai",

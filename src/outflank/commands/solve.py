@@ -84,8 +84,9 @@ def run(args: argparse.Namespace) -> int:
             progress.stop()
     elapsed = time.perf_counter() - start
     rate = total_nodes / elapsed if elapsed > 0 else 0.0
+    listed = f"{correct}/{checked} match the listed scores" if checked else "no scores listed"
     print(
-        f"total: {len(entries)} positions, {correct}/{checked} match the listed scores, "
+        f"total: {len(entries)} position{'s' if len(entries) != 1 else ''}, {listed}, "
         f"{total_nodes:,} nodes, {elapsed:.2f} s, {rate:,.0f} nodes/s"
     )
     return 0 if correct == checked else 1

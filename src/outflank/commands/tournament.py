@@ -16,7 +16,12 @@ HELP = "play a round robin or gauntlet between players; results table, Elo, GGF 
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("players", nargs="+", metavar="SPEC", help=player_specs_help())
+    parser.add_argument(
+        "players",
+        nargs="+",
+        metavar="SPEC",
+        help=player_specs_help().replace("human, ", "") + " (not human)",
+    )
     parser.add_argument(
         "--gauntlet", action="store_true", help="the first player meets each other one"
     )
@@ -25,19 +30,35 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="4",
         metavar="N|LIST",
         help=f"how many built-in openings (1-{len(OPENINGS)}), or a comma list of names"
-        f" ({', '.join(OPENINGS)}) or transcripts; each is played with both colours",
+        f" ({', '.join(OPENINGS)}) or transcripts; each is played with both colours"
+        " (default 4)",
     )
-    parser.add_argument("--rounds", type=int, default=1, help="repeat everything N times")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="repeat everything N times (default 1)"
+    )
     parser.add_argument(
         "--workers",
         type=int,
         default=max(1, min(2, os.cpu_count() or 1)),
-        help="parallel worker processes (local backend)",
+        help="parallel worker processes, local backend (default: up to 2)",
     )
-    parser.add_argument("--backend", choices=["local", "ray"], default="local")
-    parser.add_argument("--rules", choices=["othello", "reversi"], default="othello")
     parser.add_argument(
-        "--out", type=Path, default=Path("tournament"), help="folder for the games and results"
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help="where the games run: worker processes here, or a Ray cluster (default local)",
+    )
+    parser.add_argument(
+        "--rules",
+        choices=["othello", "reversi"],
+        default="othello",
+        help="reversi: a game ends when the side to move cannot move (default othello)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("tournament"),
+        help="folder for the games and results, replaced each run (default ./tournament)",
     )
     parser.add_argument("--no-plot", action="store_true", help="skip ratings.png")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
