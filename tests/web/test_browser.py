@@ -389,3 +389,46 @@ def test_older_games_page_back_in_the_new_game_dialog(server: str, page: Any) ->
     page.wait_for_function("document.querySelectorAll('#recent-list li').length > 8")
     links = page.locator("#recent-list li a").evaluate_all("els => els.map(e => e.href)")
     assert len(links) == len(set(links))  # the next page, not the first one again
+
+
+def test_keyboard_play_slider_focus_and_a_clean_new_game_dialog(server: str, page: Any) -> None:
+    """A move from the keyboard (Tab to a marked square, Enter); a regions
+    slider keeps the focus while its arrow-key steps reach the server; the
+    New game button opens the dialog without a stray error line."""
+    _new_game(page, server, "regions")
+    page.wait_for_selector("rect.cell.playable")
+    page.focus("rect.cell.playable[data-square=f5]")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelectorAll('#movelist li').length >= 2")
+    edge = "#ai-settings input[name=edge]"
+    page.focus(edge)
+    for step in range(1, 4):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            f"() => document.querySelector('{edge}') &&"
+            f" document.querySelector('{edge}').value === String(5 + {step})"
+        )
+        page.wait_for_timeout(300)  # the PATCH and the redraw of the card
+        assert page.evaluate("document.activeElement.name") == "edge"
+    game_id = page.url.rsplit("/", 1)[-1].split("?")[0]
+    assert _api(server, f"/api/games/{game_id}")["players"]["white"]["edge"] == 8
+    page.click("#btn-new")
+    page.wait_for_selector("dialog#newgame[open]")
+    assert page.locator("#ng-error").is_hidden()
+
+
+def test_a_replay_leaves_a_move_that_was_taken_back(server: str, page: Any) -> None:
+    created = _api(
+        server,
+        "/api/games",
+        {"black": {"kind": "human"}, "white": {"kind": "human"}, "start": "f5d6c3d3c4f4"},
+    )
+    game_id, seats = created["game"]["id"], created["seats"]
+    page.goto(f"{server}/game/{game_id}")
+    page.wait_for_selector("#movelist li[data-ply='5']")
+    page.click("#movelist li[data-ply='5']")
+    page.wait_for_selector("#replay-banner:not([hidden])")
+    for _ in range(2):  # black takes back its moves elsewhere: the game ends at ply 2
+        _api(server, f"/api/games/{game_id}/undo", {"seat": seats["black"]})
+    page.wait_for_selector("#replay-banner", state="hidden")
+    assert page.locator("circle.disc").count() == 6  # the live board at ply 2

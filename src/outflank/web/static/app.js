@@ -89,6 +89,9 @@ function renderStatus() {
     html = `Replay · move ${ui.viewPly} of ${g.cursor}`;
   } else if (g.status === "over") {
     html = resultText(g).title + ` · ${g.counts.black}–${g.counts.white}`;
+    if (g.rules === "reversi" && g.counts.black + g.counts.white < 64) {
+      html += " (Reversi: the side to move had no move)";
+    }
   } else if (ui.thinking) {
     html = `<span class="dot ${ui.thinking}"></span><span class="thinking">${cap(ui.thinking)} (${name(ui.thinking)}) is thinking</span>`;
   } else if (myTurn()) {
@@ -143,10 +146,12 @@ function renderChrome() {
   $("export-card").hidden = false;
   $("exp-ggf").href = `/api/games/${g.id}/ggf`;
   $("exp-txt").href = `/api/games/${g.id}/transcript`;
-  $("game-id").textContent = `game ${g.id}`;
+  $("game-id").textContent = `game ${g.id}` + (g.rules === "reversi" ? " · Reversi rules" : "");
   const hasUndo = g.moves.slice(0, g.cursor).some((m) => m.by !== "auto");
-  $("btn-undo").disabled = !ui.you || !hasUndo || ui.viewPly !== null;
-  $("btn-redo").disabled = !ui.you || g.redo === 0 || ui.viewPly !== null;
+  // two AIs: an undone move would be played again at once (replay shows the past)
+  const watching = g.players.black.kind === "ai" && g.players.white.kind === "ai";
+  $("btn-undo").disabled = !ui.you || watching || !hasUndo || ui.viewPly !== null;
+  $("btn-redo").disabled = !ui.you || watching || g.redo === 0 || ui.viewPly !== null;
   $("btn-hint").disabled = g.status !== "playing" && ui.viewPly === null;
   $("rp-first").disabled = ply === 0;
   $("rp-prev").disabled = ply === 0;
@@ -210,6 +215,10 @@ async function showLive(state) {
     }
   }
   if (session !== ui.session) return;
+  const last = state.moves[state.cursor - 1];
+  if (!forward && (!shown || shown.id !== state.id) && last && last.move === "pass") {
+    toast(`${cap(last.color)} has no legal move and passes`); // e.g. a game begun at a pass
+  }
   if (ui.viewPly === null) board.setCells(state.board);
   ui.shown = { id: state.id, cursor: state.cursor, moves: state.moves.slice() };
   renderChrome();
@@ -228,6 +237,11 @@ function onEvent(event) {
     enqueue(async () => {
       if (session !== ui.session) return; // the page has left that game
       ui.game = st;
+      if (ui.viewPly !== null) {
+        // an undo elsewhere may have taken back the replayed move, or changed the line
+        if (ui.viewPly >= st.cursor) leaveReplay();
+        else board.setCells(cellsAt(st, ui.viewPly));
+      }
       if (st.version > ui.thinkingVersion) {
         ui.thinking = st.thinking;
         if (!st.thinking) $("engine-info").hidden = true;
@@ -329,10 +343,16 @@ async function showHints() {
   const g = ui.game;
   if (!g) return;
   const ply = ui.viewPly ?? g.cursor;
+  const asked = { id: g.id, version: g.version, view: ui.viewPly };
   $("btn-hint").disabled = true;
   $("status").innerHTML = '<span class="thinking">Scoring every move</span>';
   try {
     const data = await request("GET", `/api/games/${g.id}/hints?ply=${ply}`);
+    const now = ui.game;
+    if (!now || now.id !== asked.id || now.version !== asked.version || ui.viewPly !== asked.view) {
+      renderChrome(); // the position changed meanwhile: that answer is for another one
+      return;
+    }
     ui.hints = data.moves;
     const best = data.moves[0];
     renderChrome();
@@ -502,7 +522,11 @@ function openNewGame(message = "") {
 const RECENT_PAGE = 8;
 let recentOffset = 0;
 
+let recentBusy = false;
+
 async function showRecent(older = false) {
+  if (older && recentBusy) return; // one page at a time: a double click asks once
+  recentBusy = true;
   try {
     const offset = older ? recentOffset + RECENT_PAGE : 0;
     const { games } = await request("GET", `/api/games?limit=${RECENT_PAGE + 1}&offset=${offset}`);
@@ -527,6 +551,8 @@ async function showRecent(older = false) {
     $("recent").hidden = list.children.length === 0;
   } catch {
     if (!older) $("recent").hidden = true;
+  } finally {
+    recentBusy = false;
   }
 }
 
@@ -602,9 +628,9 @@ function wire() {
       renderMarks();
     });
   }
-  $("btn-new").addEventListener("click", openNewGame);
+  $("btn-new").addEventListener("click", () => openNewGame());
   $("recent-more").addEventListener("click", () => showRecent(true));
-  $("end-new").addEventListener("click", openNewGame);
+  $("end-new").addEventListener("click", () => openNewGame());
   $("end-replay").addEventListener("click", () => enterReplay(0));
   $("end-close").addEventListener("click", () => {
     ui.endDismissed = `${ui.game.id}:${ui.game.version}`;

@@ -64,6 +64,12 @@ export class BoardView {
         "data-square": squareName(sq), role: "gridcell", "aria-label": squareName(sq),
       }, svg);
       cell.addEventListener("click", () => this.onSquare(squareName(sq)));
+      cell.addEventListener("keydown", (event) => { // playable squares take Tab, Enter, Space
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          this.onSquare(squareName(sq));
+        }
+      });
       this.cellNodes.push(cell);
     }
     for (const [cx, cy] of [[2, 2], [6, 2], [2, 6], [6, 6]]) {
@@ -104,7 +110,10 @@ export class BoardView {
     this.topLayer.innerHTML = "";
     const legalSet = new Set(legal);
     this.cellNodes.forEach((node, sq) => {
-      node.classList.toggle("playable", playable && legalSet.has(squareName(sq)));
+      const canPlay = playable && legalSet.has(squareName(sq));
+      node.classList.toggle("playable", canPlay);
+      if (canPlay) node.setAttribute("tabindex", "0");
+      else node.removeAttribute("tabindex");
     });
     if (!hints && turn) {
       for (const name of legal) {

@@ -85,11 +85,12 @@ export function renderGraph(values, viewPly, onPick) {
   };
 }
 
-function slider(parent, label, name, min, max, value, onChange) {
+function slider(parent, label, name, min, max, value, onChange, key = name) {
   const row = document.createElement("label");
   row.className = "slider";
   row.innerHTML = `<span>${label}</span><input type="range" min="${min}" max="${max}" value="${value}" name="${name}"><output>${value}</output>`;
   const input = row.querySelector("input");
+  input.dataset.key = key;
   const out = row.querySelector("output");
   input.addEventListener("input", () => { out.textContent = input.value; });
   input.addEventListener("change", () => onChange(name, Number(input.value)));
@@ -107,6 +108,8 @@ export function renderAISettings(state, you, onChange, focused) {
   const ais = ["black", "white"].filter((c) => state.players[c].kind === "ai");
   card.hidden = !you || !ais.length;
   if (card.hidden || focused) return;
+  // a slider moved from the keyboard keeps the focus across the redraw
+  const active = box.contains(document.activeElement) ? document.activeElement.dataset.key : null;
   box.innerHTML = "";
   for (const color of ais) {
     const spec = { ...state.players[color] };
@@ -116,13 +119,15 @@ export function renderAISettings(state, you, onChange, focused) {
     seat.textContent = `${color}: ${state.players[color].name}`;
     box.appendChild(seat);
     const update = (name, value) => onChange(color, { ...spec, [name]: value });
+    const add = (label, name, min, max) =>
+      slider(box, label, name, min, max, spec[name], update, `${color}:${name}`);
     if (spec.ai === "regions") {
-      slider(box, "Corners", "corner", -50, 50, spec.corner, update);
-      slider(box, "Edges", "edge", -50, 50, spec.edge, update);
-      slider(box, "X-squares", "x_square", -50, 50, spec.x_square, update);
-      slider(box, "Look-ahead", "lookahead", 2, 10, spec.lookahead, update);
+      add("Corners", "corner", -50, 50);
+      add("Edges", "edge", -50, 50);
+      add("X-squares", "x_square", -50, 50);
+      add("Look-ahead", "lookahead", 2, 10);
     } else if (spec.ai === "level") {
-      slider(box, "Level", "level", levelRange.min, levelRange.max, spec.level, update);
+      add("Level", "level", levelRange.min, levelRange.max);
     } else {
       const note = document.createElement("div");
       note.className = "muted";
@@ -131,6 +136,7 @@ export function renderAISettings(state, you, onChange, focused) {
       box.appendChild(note);
     }
   }
+  if (active) box.querySelector(`input[data-key="${active}"]`)?.focus();
 }
 
 export function renderShare(state, you, seats) {
