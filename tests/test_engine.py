@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -216,6 +216,18 @@ def test_search_value_equals_plain_negamax(evaluator: str) -> None:
             engine.clear()
 
 
+def unfinished_reversi_boards(games: int, empties: int) -> Iterator[tuple[Board, list[int], int]]:
+    """(board, cells, side to move) of random Reversi games stopped at
+    ``empties``, those that were not over by then."""
+    for seed in range(games):
+        rng = random.Random(seed)
+        board = Board(rules=Rules.REVERSI)
+        while board.empties > empties and not board.is_game_over():
+            board.push(rng.choice(board.legal_moves))
+        if not board.is_game_over():
+            yield (board, *cells(board))
+
+
 def test_reversi_rules_end_the_game_when_the_mover_cannot_move() -> None:
     discs = Engine("discs")
 
@@ -223,14 +235,7 @@ def test_reversi_rules_end_the_game_when_the_mover_cannot_move() -> None:
         return cs.count(me) - cs.count(3 - me)
 
     checked = 0
-    for seed in range(40):
-        rng = random.Random(seed)
-        board = Board(rules=Rules.REVERSI)
-        while board.empties > 12 and not board.is_game_over():
-            board.push(rng.choice(board.legal_moves))
-        if board.is_game_over():
-            continue
-        c, me = cells(board)
+    for board, c, me in unfinished_reversi_boards(40, 12):
         expected = engine_oracle.negamax(c, me, 3, leaf, reversi=True)
         assert discs.search(board, depth=3).score == engine_oracle_score(expected)
         checked += 1
@@ -246,14 +251,7 @@ def test_reversi_solve_matches_exhaustive_minimax() -> None:
     most answers wrong: a heuristic leaf outranked a proven loss)."""
     engines = Engine(), Engine("weights")
     checked = 0
-    for seed in range(30):
-        rng = random.Random(seed)
-        board = Board(rules=Rules.REVERSI)
-        while board.empties > 8 and not board.is_game_over():
-            board.push(rng.choice(board.legal_moves))
-        if board.is_game_over():
-            continue
-        c, me = cells(board)
+    for board, c, me in unfinished_reversi_boards(30, 8):
         expected = engine_oracle_score(
             engine_oracle.negamax(c, me, 64, lambda cs, m: 0, reversi=True)
         )

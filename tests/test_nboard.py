@@ -240,17 +240,21 @@ GAME5 = (
 )
 
 
+def _deep_search(commands: list[str]) -> Engine:
+    """outflank nboard started on a search too deep to end soon."""
+    engine = Engine(ENGINE)
+    for line in ["nboard 2", "set depth 24", f"set game {GAME5}", *commands]:
+        engine.send(line)
+    engine.until(lambda line: "thinking" in line)
+    return engine
+
+
 def test_a_ping_stops_a_many_move_hint_and_is_answered() -> None:
     """hint N (N > 1) runs a search and then an analysis; a ping arriving in
     either must stop the work and be answered at once (NBoard waits for the
     pong before it changes the position)."""
-    engine = Engine(ENGINE)
+    engine = _deep_search(["hint 4"])
     try:
-        engine.send("nboard 2")
-        engine.send("set depth 24")
-        engine.send(f"set game {GAME5}")
-        engine.send("hint 4")
-        engine.until(lambda line: "thinking" in line)
         time.sleep(1.0)
         asked = time.monotonic()
         engine.send("ping 6")
@@ -263,13 +267,8 @@ def test_a_ping_stops_a_many_move_hint_and_is_answered() -> None:
 
 @pytest.mark.parametrize("ending", ["quit", "eof"])
 def test_quit_or_the_end_of_input_ends_a_running_search(ending: str) -> None:
-    engine = Engine(ENGINE)
+    engine = _deep_search(["go"])
     try:
-        engine.send("nboard 2")
-        engine.send("set depth 24")
-        engine.send(f"set game {GAME5}")
-        engine.send("go")
-        engine.until(lambda line: "thinking" in line)
         time.sleep(0.5)
         if ending == "quit":
             engine.send("quit")
