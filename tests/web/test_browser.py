@@ -38,10 +38,8 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db = tmp_path_factory.mktemp("web") / "browser.db"
-    port = _free_port()
+def _start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
+    """`outflank serve` on the port, once it answers."""
     cmd = [sys.executable, "-m", "outflank", "serve", "--port", str(port), "--db", str(db)]
     proc = subprocess.Popen(
         [*cmd, "--ai-delay", "0.05"],
@@ -49,26 +47,37 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(base + "/api/info", timeout=1)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    out = proc.stdout.read().decode() if proc.stdout else ""
-                    pytest.fail(f"outflank serve did not start: {out}")
-                time.sleep(0.1)
-        yield base
-    finally:
-        proc.terminate()
+    deadline = time.monotonic() + 30
+    while True:
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/info", timeout=1)
+            return proc
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                out = proc.stdout.read().decode() if proc.stdout else ""
+                pytest.fail(f"outflank serve did not start: {out}")
+            time.sleep(0.1)
+
+
+def _stop_server(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db = tmp_path_factory.mktemp("web") / "browser.db"
+    port = _free_port()
+    proc = _start_server(db, port)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        _stop_server(proc)
 
 
 @pytest.fixture(scope="module")
@@ -432,3 +441,23 @@ def test_a_replay_leaves_a_move_that_was_taken_back(server: str, page: Any) -> N
         _api(server, f"/api/games/{game_id}/undo", {"seat": seats["black"]})
     page.wait_for_selector("#replay-banner", state="hidden")
     assert page.locator("circle.disc").count() == 6  # the live board at ply 2
+
+
+def test_the_page_says_when_the_server_is_gone_and_when_it_is_back(
+    tmp_path: Path, page: Any
+) -> None:
+    port = _free_port()
+    proc = _start_server(tmp_path / "games.db", port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _new_game(page, base, "human")
+        assert page.locator("#offline").is_hidden()
+        proc.kill()  # as kill -9
+        proc.wait()
+        page.wait_for_selector("#offline:not([hidden])", timeout=20_000)
+        proc = _start_server(tmp_path / "games.db", port)
+        page.wait_for_selector("#offline", state="hidden", timeout=20_000)
+        page.click("rect[data-square=f5]")  # and the game goes on
+        page.wait_for_function("document.querySelectorAll('#movelist li').length === 1")
+    finally:
+        _stop_server(proc)

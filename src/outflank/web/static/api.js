@@ -28,7 +28,8 @@ export async function request(method, path, body) {
 }
 
 // One live game: a WebSocket when it can, long polling when it cannot.
-// `onEvent` receives {type: "state" | "thinking" | "info" | "error", ...}.
+// `onEvent` receives {type: "state" | "thinking" | "info" | "error", ...}, and
+// {type: "connection", ok} when the server is lost or found again.
 export class GameConnection {
   constructor(gameId, seat, onEvent) {
     this.gameId = gameId;
@@ -39,6 +40,7 @@ export class GameConnection {
     this.closed = false;
     this.failures = 0;
     this.polling = false;
+    this.ok = true;
     this.open();
   }
 
@@ -58,7 +60,7 @@ export class GameConnection {
       return;
     }
     this.ws = ws;
-    ws.onopen = () => { this.failures = 0; this.polling = false; };
+    ws.onopen = () => { this.failures = 0; this.polling = false; this.connected(true); };
     ws.onmessage = (msg) => {
       let event;
       try { event = JSON.parse(msg.data); } catch { return; }
@@ -69,9 +71,16 @@ export class GameConnection {
       this.ws = null;
       if (this.closed || ev.code >= 4000) return;
       this.failures += 1;
+      if (this.failures >= 2) this.connected(false); // one drop may be a blip
       if (this.failures >= 3) this.startPolling();
       setTimeout(() => this.open(), Math.min(8000, 500 * 2 ** this.failures));
     };
+  }
+
+  connected(ok) {
+    if (ok === this.ok) return;
+    this.ok = ok;
+    this.onEvent({ type: "connection", ok });
   }
 
   get live() {
@@ -87,11 +96,13 @@ export class GameConnection {
         const q = new URLSearchParams({ since: Math.max(0, this.version), wait: 25 });
         if (this.seat) q.set("seat", this.seat);
         const state = await request("GET", `/api/games/${this.gameId}?${q}`);
+        this.connected(true);
         if (state.version !== this.version) {
           this.version = state.version;
           this.onEvent({ type: "state", you: state.you, state });
         }
       } catch (err) {
+        if (err.status === 0) this.connected(false);
         await new Promise((r) => setTimeout(r, 2000));
       }
     }

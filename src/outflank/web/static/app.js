@@ -251,6 +251,8 @@ function onEvent(event) {
       if (!$("learn").hidden) refreshLearn();
       await showLive(st);
     });
+  } else if (event.type === "connection") {
+    $("offline").hidden = event.ok;
   } else if (event.type === "thinking") {
     ui.thinking = event.color;
     ui.thinkingVersion = ui.latest ? ui.latest.version : 0;
@@ -487,6 +489,7 @@ async function loadGame(id, seat) {
     if (seat && state.you) localStorage.setItem(`outflank.mine.${id}`, seat);
     board.setCells(state.board);
     onEvent({ type: "state", you: state.you, state });
+    $("offline").hidden = true;
     ui.conn = new GameConnection(id, seat, onEvent);
   } catch (err) {
     if (session !== ui.session) return;
