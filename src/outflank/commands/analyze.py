@@ -23,10 +23,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="seconds for the search (default 2), and at most as long again to score every move",
     )
     parser.add_argument(
-        "--evaluator", default="default", choices=sorted(EVALUATORS), help="evaluator to use"
+        "--evaluator",
+        default="default",
+        choices=sorted(EVALUATORS),
+        help="evaluator to use (default: default)",
     )
     parser.add_argument(
-        "--endgame", type=int, default=None, help="solve exactly from this many empties"
+        "--endgame",
+        type=int,
+        default=None,
+        help="solve exactly from this many empties (default 20 with the default evaluator)",
     )
 
 

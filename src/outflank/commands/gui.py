@@ -16,6 +16,9 @@ HELP = "play in a desktop window (pygame-ce): against an engine level, a seed AI
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from outflank.gui.settings import Settings  # no pygame: the defaults only
+
+    default = Settings()
     parser.epilog = (
         "Settings come from outflank.ini in the current folder, else "
         "$XDG_CONFIG_HOME/outflank/outflank.ini; options given here override them. "
@@ -29,23 +32,39 @@ def configure(parser: argparse.ArgumentParser) -> None:
         f" regions, weights, or none for two people (default {DEFAULT_LEVEL})",
     )
     parser.add_argument(
-        "--colour", "--color", dest="colour", metavar="COLOUR", help="your colour: black or white"
+        "--colour",
+        "--color",
+        dest="colour",
+        metavar="COLOUR",
+        help=f"your colour: black or white (default {default.colour.name.lower()})",
     )
     parser.add_argument("--rules", metavar="RULES", help="othello (default) or reversi")
-    parser.add_argument("--width", metavar="PX", help="window width in pixels")
-    parser.add_argument("--height", metavar="PX", help="window height in pixels")
+    parser.add_argument(
+        "--width", metavar="PX", help=f"window width in pixels (default {default.width})"
+    )
+    parser.add_argument(
+        "--height", metavar="PX", help=f"window height in pixels (default {default.height})"
+    )
     parser.add_argument(
         "--square-size", metavar="PX", help="largest square size in pixels (0: fit the window)"
     )
-    parser.add_argument("--fps", metavar="N", help="frames per second")
+    parser.add_argument("--fps", metavar="N", help=f"frames per second (default {default.fps})")
     parser.add_argument(
         "--animation",
         action=argparse.BooleanOptionalAction,
         default=None,
         help="turn discs over like coins (default on)",
     )
-    parser.add_argument("--flip-time", metavar="SECONDS", help="how long one disc takes to turn")
-    parser.add_argument("--hint-time", metavar="SECONDS", help="how long a hint (H) may think")
+    parser.add_argument(
+        "--flip-time",
+        metavar="SECONDS",
+        help=f"how long one disc takes to turn (default {default.flip_time})",
+    )
+    parser.add_argument(
+        "--hint-time",
+        metavar="SECONDS",
+        help=f"how long a hint (H) may think (default {default.hint_time})",
+    )
     parser.add_argument(
         "--config", type=Path, metavar="FILE", help="read this INI file instead of the usual ones"
     )

@@ -18,7 +18,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help=f"engine level ({MIN_LEVEL}-{MAX_LEVEL}) used until the GUI sends 'set depth'",
+        help=f"engine level ({MIN_LEVEL}-{MAX_LEVEL}) used until the GUI sends 'set depth'"
+        " (default: the default engine, 1 s a move)",
     )
     parser.add_argument(
         "--player",

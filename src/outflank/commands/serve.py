@@ -15,7 +15,7 @@ HELP = "play in the browser: run the web app (games are saved in a database)"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (8000)")
     parser.add_argument(
         "--db",
@@ -33,7 +33,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="seconds between the moves of two AIs playing each other (0.4)",
     )
     parser.add_argument(
-        "--time-cap", type=float, default=10.0, help="upper bound of any one search, seconds"
+        "--time-cap", type=float, default=10.0, help="upper bound of any one search, seconds (10)"
     )
     parser.add_argument(
         "--log-level",

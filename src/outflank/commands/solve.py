@@ -18,7 +18,7 @@ HELP = "solve the positions of an OBF file exactly and check the listed scores"
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", type=Path, help="OBF file (one position per line)")
     parser.add_argument("--wld", action="store_true", help="only win/draw/loss (faster)")
-    parser.add_argument("--tt-mb", type=int, default=64, help="transposition table MiB")
+    parser.add_argument("--tt-mb", type=int, default=64, help="transposition table MiB (64)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
