@@ -136,3 +136,9 @@ def test_analyze_bad_input() -> None:
         assert proc.returncode == 2, args
         assert "Traceback" not in proc.stderr
         assert proc.stdout == ""  # no board printed before the error
+
+
+def test_analyse_is_analyze() -> None:
+    proc = run("analyse", "start", "--depth", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1].startswith("moves (depth 2):")

@@ -35,7 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMANDS:
         module = importlib.import_module(module_name)
-        sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        sub = subparsers.add_parser(
+            module.NAME,
+            aliases=getattr(module, "ALIASES", ()),
+            help=module.HELP,
+            description=module.HELP,
+        )
         module.configure(sub)
         sub.set_defaults(_run=module.run)
     return parser

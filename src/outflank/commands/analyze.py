@@ -10,6 +10,7 @@ from outflank.errors import OutflankError
 from outflank.evaluation import EVALUATORS
 
 NAME = "analyze"
+ALIASES = ("analyse",)  # the help says "analyse"
 HELP = "analyse a position (OBF line or transcript): info per depth, then every move's score"
 
 
