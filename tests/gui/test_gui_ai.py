@@ -227,3 +227,24 @@ def test_regions_knobs_change_mid_game_and_the_next_move_uses_them(
     assert app.ai == AISpec("preset", preset="weights")
     key(app, pygame.K_c)
     assert "tune the regions AI" in (app.scene().alert or "")
+
+
+def test_a_new_ai_replaces_a_reply_waiting_for_the_animation(
+    make_app: Callable[..., App],
+) -> None:
+    """A fast AI's reply waits for the flip animation; L (or a tuning key)
+    pressed meanwhile must drop it: the new AI answers instead."""
+    app = make_app(ai="regions", animation=True, flip_time=3.0)
+    click(app, "f5")
+    for _ in range(400):  # the reply is ready while the discs still turn
+        app.step()
+        if app._pending is not None:
+            break
+    assert app._pending is not None and app.animating
+    key(app, pygame.K_l)  # weights (seed 002)
+    assert app._pending is None
+    app.animation.finish()
+    assert app.wait_idle(20)
+    app.step()
+    assert app.board.ply == 2
+    assert (app.last_ai or "").startswith("Weights (seed 002) played")

@@ -74,3 +74,14 @@ def test_screenshot_script_renders_the_real_window(tmp_path: Path) -> None:
     assert min(d6.r, d6.g, d6.b) < 120  # the last move's red marker on a white disc
     assert d6.r > 200
     assert a1.g > a1.r + 60  # empty green square
+
+
+def test_a_position_over_under_the_chosen_rules_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Black must pass here: under Reversi rules the game is already over."""
+    obf = "--OOO----X-O----XXXX-------XX------XX-------X------------------- X"
+    ini = tmp_path / "outflank.ini"
+    ini.write_bytes(b"\xef\xbb\xbf[GAME]\nRULES = reversi\n")  # with Notepad's BOM
+    assert main(["gui", "--config", str(ini), "--position", obf]) == 2
+    assert "--position is a finished game" in capsys.readouterr().err

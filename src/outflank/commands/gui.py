@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from outflank.board import Board
 from outflank.commands.common import board_argument
 from outflank.errors import OutflankError
 from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
@@ -82,8 +83,6 @@ def run(args: argparse.Namespace) -> int:
     from outflank.gui.app import App
     from outflank.gui.settings import load_settings
 
-    if args.position is not None and args.position.is_game_over():
-        raise OutflankError("--position is a finished game: there is nothing to play")
     overrides = {
         name: getattr(args, name)
         for name in (
@@ -100,6 +99,10 @@ def run(args: argparse.Namespace) -> int:
         )
     }
     settings, warnings, _ = load_settings(args.config, overrides)
+    if args.position is not None:  # over or not under the rules the game will use
+        start = args.position
+        if Board(start.black, start.white, start.turn, settings.rules).is_game_over():
+            raise OutflankError("--position is a finished game: there is nothing to play")
     for warning in warnings:
         print(f"outflank gui: warning: {warning}", file=sys.stderr)
     import pygame

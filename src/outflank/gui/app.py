@@ -113,7 +113,7 @@ class App:
         self._pending: Move | None = None  # the AI's move, played once animations end
         self._pending_note: str | None = None  # what the panel will say of it
         self._ai_failed = False
-        self._alerts: list[tuple[str, float]] = []
+        self._alerts: list[tuple[str, float, str | None]] = []  # text, until, key
         self._progress: tuple[object, int, int] | None = None  # token, depth, nodes
         self._progress_token: object | None = None
         self._layout: Layout | None = None
@@ -148,9 +148,14 @@ class App:
         """True when the finished game's result is shown."""
         return self.session.over and not self.animating and self._pending is None
 
-    def alert(self, text: str, seconds: float = _ALERT_SECONDS) -> None:
-        """Show a highlighted message for a while."""
-        self._alerts.append((text, self.clock() + seconds))
+    def alert(self, text: str, seconds: float = _ALERT_SECONDS, key: str | None = None) -> None:
+        """Show a highlighted message for a while; a new one with the same
+        ``key`` (or the same text) replaces the old instead of piling up."""
+        self._alerts = [
+            (old, until, k) for old, until, k in self._alerts
+            if old != text and (key is None or k != key)
+        ]  # fmt: skip
+        self._alerts.append((text, self.clock() + seconds, key))
 
     def _name(self, colour: Color) -> str:
         if not self.ai.enabled:
@@ -245,10 +250,9 @@ class App:
                 f"AI: {self.ai.label} (already the {'strongest' if delta > 0 else 'weakest'})"
             )
             return
-        if self.thinking:
-            self.worker.cancel()
+        self._drop_ai_move()
         self.ai, self._engine, self._ai_failed = new, None, False
-        self.alert(f"AI: {new.label}")
+        self.alert(f"AI: {new.label}", key="ai")
 
     def tune_ai(self, knob: str, delta: int) -> None:
         """Move one of the regions AI's knobs (seed 004: biases and look-ahead
@@ -260,14 +264,25 @@ class App:
             self.alert("C, E, X and [ ] tune the regions AI (seed 004): press L to reach it")
             return
         new = self.ai.tuned(knob, delta)
-        if self.thinking:  # a search with the old values is thrown away
-            self.worker.cancel()
-        self.ai, self._engine, self._ai_failed = new, None, False
         knobs = new.knobs
-        self.alert(
+        text = (
             f"Regions: corner {knobs['corner']:+d}, edge {knobs['edge']:+d},"
             f" X-square {knobs['x_square']:+d}, look-ahead {knobs['depth']}"
         )
+        if new == self.ai:  # at the end of its range: nothing changes
+            self.alert(f"{text} (the limit)", key="ai")
+            return
+        self._drop_ai_move()  # a search or a move with the old values is thrown away
+        self.ai, self._engine, self._ai_failed = new, None, False
+        self.alert(text, key="ai")
+
+    def _drop_ai_move(self) -> None:
+        """Forget the AI's search, or its move still waiting for an animation:
+        the AI chosen now searches again."""
+        if self.thinking:
+            self.worker.cancel()
+        self._pending = None
+        self._pending_note = None
 
     def _reset_turn(self) -> None:
         self.worker.cancel()
@@ -317,7 +332,7 @@ class App:
                 # an alert, so it stays up after a fast reply has cleared the pass
                 who = self._name(passed)
                 verb = "have" if who == "You" else "has"
-                self.alert(f"{who} {verb} no legal move: pass", seconds=_PASS_SECONDS)
+                self.alert(f"{who} {verb} no legal move: pass", seconds=_PASS_SECONDS, key="pass")
         if (
             self.session.ai_to_move()
             and not self.worker.busy
@@ -325,7 +340,7 @@ class App:
             and not self._ai_failed
         ):
             self._start_ai()
-        self._alerts = [(text, until) for text, until in self._alerts if until > now]
+        self._alerts = [alert for alert in self._alerts if alert[1] > now]
 
     def _start_ai(self) -> None:
         try:
@@ -373,7 +388,7 @@ class App:
     def scene(self) -> Scene:
         """What to draw now."""
         session, board, now = self.session, self.board, self.clock()
-        alerts = [text for text, until in self._alerts if until > now]
+        alerts = [text for text, until, _ in self._alerts if until > now]
         status = None
         if session.human_to_move() and not self.worker.busy:
             status = "Your move" if self.ai.enabled else f"{board.turn.name.title()} to move"

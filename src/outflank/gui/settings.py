@@ -270,7 +270,7 @@ def load_settings(
     settings, warnings = Settings(), []
     if found is not None:
         try:
-            text = found.read_text(encoding="utf-8")
+            text = found.read_text(encoding="utf-8-sig")  # Notepad writes a BOM
         except (OSError, UnicodeDecodeError) as exc:
             warnings.append(f"{found}: cannot be read ({exc}); using defaults")
         else:
