@@ -117,3 +117,12 @@ def test_nboard_odd_digits_get_a_usage_answer(line: str) -> None:
     server.handle(line)
     answer = out.getvalue().strip()
     assert answer.startswith("status error: usage:"), answer
+
+
+def test_a_board_with_a_cell_too_many_or_few_is_called_a_bad_obf() -> None:
+    """It used to fall through to the transcript parser ("black cannot pass")."""
+    from outflank.commands.common import parse_position
+
+    for text in ("-" * 63 + " X", "-" * 65 + " X", "-" * 27 + "OX------XO" + "-" * 27):
+        with pytest.raises(InvalidBoardError, match="malformed OBF"):
+            parse_position(text)

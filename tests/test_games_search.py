@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from outflank.board import Board, Move
 from outflank.errors import OutflankError, SearchLimitError
 from outflank.games import (
+    MNK,
     ConnectFour,
     OthelloGame,
     Searcher,
@@ -189,3 +190,15 @@ def test_othello_notation() -> None:
     copy = game.copy()
     copy.play(copy.parse_move("f5"))
     assert game.ply == 0 and copy.ply == 1
+
+
+def test_a_time_limited_search_reports_all_the_work_it_did() -> None:
+    """The abandoned deeper depth's time and nodes count too: a search cut by
+    its limit after 0.3 s once reported the 0.01 s of its last finished depth."""
+    import time
+
+    game = MNK(20, 20, 5)  # depth 3 takes far longer than 0.3 s
+    started = time.perf_counter()
+    result = Searcher().search(game, time=0.3)
+    wall = time.perf_counter() - started
+    assert result.elapsed >= 0.9 * wall and result.nodes > 0

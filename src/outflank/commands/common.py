@@ -14,8 +14,8 @@ def parse_position(text: str) -> Board:
     stripped = text.strip()
     if stripped.lower() in ("", "start", "initial"):
         return Board()
-    if re.match(r"^[XOxo\-.*]{64}\s", stripped):
-        return Board.from_obf(stripped)
+    if re.match(r"^[XOxo\-.*]{16}", stripped):  # board cells (a transcript has none):
+        return Board.from_obf(stripped)  # the OBF parser says what is wrong with them
     return Board.from_transcript(stripped)
 
 

@@ -26,6 +26,7 @@ then the game-theoretic value.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time as _time
 from collections.abc import Callable, Hashable
@@ -216,7 +217,12 @@ class Searcher:
         finally:
             self._game = None
         assert best is not None
-        return best
+        # the result is the deepest finished depth's; the figures count all the
+        # work, an abandoned deeper depth included
+        elapsed = _time.perf_counter() - start
+        return dataclasses.replace(
+            best, nodes=self.nodes, elapsed=elapsed, nps=_rate(self.nodes, elapsed)
+        )
 
     def analyze(self, game: Game, depth: int | None = None) -> list[MoveScore]:
         """Every legal move with its score at ``depth`` (to the end if ``None``), best first."""
