@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -9,7 +13,37 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from conftest import cli_env
 from outflank.web.app import create_app
+
+
+def start_server(db: Path, port: int, *options: str) -> subprocess.Popen[bytes]:
+    """A real `outflank serve` on the port, returned once it answers."""
+    cmd = [sys.executable, "-m", "outflank", "serve", "--port", str(port), "--db", str(db)]
+    proc = subprocess.Popen(
+        [*cmd, *options], env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/info", timeout=1)
+            return proc
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                out = proc.stdout.read().decode() if proc.stdout else ""
+                pytest.fail(f"outflank serve did not start: {out}")
+            time.sleep(0.1)
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM (the server shuts down cleanly), SIGKILL if it does not."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 @pytest.fixture

@@ -6,8 +6,6 @@ import json
 import random
 import socket
 import subprocess
-import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from conftest import cli_env
 from outflank.board import Board
+from web.conftest import start_server, stop_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [
@@ -39,34 +37,7 @@ def _free_port() -> int:
 
 
 def _start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
-    """`outflank serve` on the port, once it answers."""
-    cmd = [sys.executable, "-m", "outflank", "serve", "--port", str(port), "--db", str(db)]
-    proc = subprocess.Popen(
-        [*cmd, "--ai-delay", "0.05"],
-        env=cli_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/info", timeout=1)
-            return proc
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                out = proc.stdout.read().decode() if proc.stdout else ""
-                pytest.fail(f"outflank serve did not start: {out}")
-            time.sleep(0.1)
-
-
-def _stop_server(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    return start_server(db, port, "--ai-delay", "0.05")
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +48,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
-        _stop_server(proc)
+        stop_server(proc)
 
 
 @pytest.fixture(scope="module")
@@ -460,4 +431,4 @@ def test_the_page_says_when_the_server_is_gone_and_when_it_is_back(
         page.click("rect[data-square=f5]")  # and the game goes on
         page.wait_for_function("document.querySelectorAll('#movelist li').length === 1")
     finally:
-        _stop_server(proc)
+        stop_server(proc)

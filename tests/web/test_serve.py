@@ -7,7 +7,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 import pytest
 
 from conftest import cli_env
+from web.conftest import start_server, stop_server
 
 
 def _free_port() -> int:
@@ -25,20 +25,7 @@ def _free_port() -> int:
 
 
 def _serve(db: Path, port: int) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "outflank", "serve", "--port", str(port), "--db", str(db)],
-        env=cli_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/info", timeout=1)
-            return proc
-        except OSError:
-            assert proc.poll() is None and time.monotonic() < deadline, "server did not start"
-            time.sleep(0.1)
+    return start_server(db, port)
 
 
 def _call(port: int, path: str, body: Any = None) -> Any:
@@ -76,12 +63,7 @@ def test_game_survives_kill_9(tmp_path: Path) -> None:
         except urllib.error.HTTPError as exc:
             assert exc.code == 409
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_server(proc)
 
 
 def test_serve_reports_a_busy_port_and_a_bad_database(tmp_path: Path) -> None:
