@@ -64,3 +64,31 @@ def test_perft_cli_bad_input_exit_2() -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) <= 2
+
+
+def test_ctrl_c_stops_a_long_perft_at_once() -> None:
+    """The count runs in C without the GIL; Ctrl-C used to wait for the end of
+    the depth (depth 13 takes about half a minute)."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "outflank", "perft", "16"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+    )
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:  # depth 12 is counted: depth 13 has begun
+            if line.split()[:1] == ["12"]:
+                break
+        asked = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and "interrupted" in err
+        assert time.monotonic() - asked < 5
+    finally:
+        if proc.poll() is None:
+            proc.kill()
