@@ -41,6 +41,7 @@ __all__ = [
     "Move",
     "Outcome",
     "Rules",
+    "parse_position",
     "parse_square",
     "square_name",
 ]
@@ -570,3 +571,28 @@ class Board:
         for move in moves:
             board.push(move)
         return board
+
+
+_CELLS = re.compile(r"[XOxo\-.*]{16}")  # how an OBF line begins (a transcript has no such run)
+_OBF_THEN_MOVES = re.compile(r"([XOxo\-.*]{64}\s+[XOxo])\s+(?=[a-h][1-8]|pass)", re.IGNORECASE)
+
+
+def parse_position(text: str, rules: Rules | str = Rules.OTHELLO) -> Board:
+    """A position as people write one: ``start`` (or nothing), a transcript
+    from the start (``f5d6c3``), an OBF line, or an OBF line followed by moves
+    played from it (what a transcript export of such a game holds). The moves
+    are the board's history: ``move_stack``, from ``root()``.
+
+    Raises :class:`InvalidBoardError` naming what is wrong; text that begins
+    with board cells is read as OBF, so its errors come from the OBF parser.
+    """
+    stripped = text.strip()
+    if stripped.lower() in ("", "start", "initial"):
+        return Board(rules=rules)
+    then_moves = _OBF_THEN_MOVES.match(stripped)
+    if then_moves:
+        start = Board.from_obf(then_moves[1], rules)
+        return Board.from_transcript(stripped[then_moves.end() :], start=start)
+    if _CELLS.match(stripped):
+        return Board.from_obf(stripped, rules)
+    return Board.from_transcript(stripped, rules)

@@ -12,7 +12,6 @@ import contextlib
 import hmac
 import importlib
 import logging
-import re
 import threading
 import time
 import zlib
@@ -28,7 +27,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 
-from outflank.board import PASS, Board, Move, Rules
+from outflank.board import PASS, Board, Move, Rules, parse_position
 from outflank.errors import OutflankError
 from outflank.web.ai import EngineUnavailableError, Thinker, describe, engine_available
 from outflank.web.hub import Hub
@@ -284,9 +283,10 @@ class GameService:
             raise GameError(503, "AI opponents need outflank.engine, which this build lacks")
         rules = Rules(spec.rules)
         try:
-            root, setup = _start_position((spec.start or "").strip(), rules)
+            given = parse_position(spec.start or "", rules)
         except OutflankError as exc:
             raise GameError(400, f"bad start position: {exc}") from None
+        root, setup = given.root(), given.move_stack
         game = GameRow(id=new_game_id(), rules=rules.value, start_obf=root.obf(), cursor=0)
         secrets = {color: new_secret() for color in COLORS}
         game.seats = [
@@ -666,22 +666,6 @@ class GameService:
             self._stop_thinking(game_id)
         self._ai_pool.shutdown(wait=True, cancel_futures=True)
         self._analysis_pool.shutdown(wait=True, cancel_futures=True)
-
-
-_OBF_CELLS = re.compile(r"[XOxo\-.*]{64}(?=\s|$)")
-_OBF_THEN_MOVES = re.compile(r"([XOxo\-.*]{64}\s+[XOxo])\s+(?=[a-hA-H][1-8]|pass)", re.IGNORECASE)
-
-
-def _start_position(text: str, rules: Rules) -> tuple[Board, list[Move]]:
-    """A game's start from ``start``: (root position, moves played from it)."""
-    then_moves = _OBF_THEN_MOVES.match(text)
-    if then_moves:
-        root = Board.from_obf(then_moves[1], rules)
-        return root, Board.from_transcript(text[then_moves.end() :], start=root).move_stack
-    if _OBF_CELLS.match(text):
-        return Board.from_obf(text, rules), []
-    root = Board(rules=rules)
-    return root, Board.from_transcript(text, rules).move_stack if text else []
 
 
 def _utc(moment: datetime) -> datetime:
