@@ -13,6 +13,10 @@ MAX_LEVEL: Final = 20
 #: The opponent the GUI, the web app, the TUI and ``play`` start with:
 #: the default evaluator one ply deep.
 DEFAULT_LEVEL: Final = 6
+#: Seed 004's look-ahead of the regions AI, in plies (web slider, terminal
+#: ``set lookahead``, the desktop window's [ and ] keys).
+MIN_LOOKAHEAD: Final = 2
+MAX_LOOKAHEAD: Final = 10
 
 
 def check_level(level: int, what: str = "level") -> int:

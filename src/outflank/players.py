@@ -31,7 +31,7 @@ from typing import Any, Protocol, runtime_checkable
 from outflank.board import Board, Move
 from outflank.classic_eval import fish
 from outflank.errors import OutflankError
-from outflank.levels import check_level
+from outflank.levels import MAX_LOOKAHEAD, MIN_LOOKAHEAD, check_level
 
 __all__ = [
     "ENGINE_PRESETS",
@@ -288,8 +288,11 @@ class EnginePlayer(BasePlayer):
         own, depth, time_limit = self._limits()
         if "lookahead" in settings:
             plies = settings.pop("lookahead")
-            if isinstance(plies, bool) or not isinstance(plies, int) or not 2 <= plies <= 10:
-                raise OutflankError(f"lookahead must be 2-10 plies (seed 004), not {plies!r}")
+            low, high = MIN_LOOKAHEAD, MAX_LOOKAHEAD
+            if isinstance(plies, bool) or not isinstance(plies, int) or not low <= plies <= high:
+                raise OutflankError(
+                    f"lookahead must be {low}-{high} plies (seed 004), not {plies!r}"
+                )
             depth = plies
         if "depth" in settings:
             depth = settings.pop("depth")

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from outflank.board import Board, Move
 from outflank.errors import OutflankError
-from outflank.levels import MAX_LEVEL, MIN_LEVEL, check_level
+from outflank.levels import MAX_LEVEL, MAX_LOOKAHEAD, MIN_LEVEL, MIN_LOOKAHEAD, check_level
 
 __all__ = [
     "LADDER",
@@ -40,13 +40,20 @@ PRESETS: dict[str, str] = {
 _NO_AI = ("none", "off", "human", "no")
 
 
-#: Seed 004's knobs for the ``regions`` AI: (name, default, low, high, step).
-REGION_KNOBS: tuple[tuple[str, int, int, int, int], ...] = (
-    ("corner", 30, -50, 50, 10),
-    ("edge", 5, -50, 50, 10),
-    ("x_square", -20, -50, 50, 10),
-    ("depth", 4, 2, 10, 1),  # the look-ahead in plies
-)
+#: The regions AI's knobs the keys move (seed 004), and by how much a press.
+REGION_STEPS: dict[str, int] = {"corner": 10, "edge": 10, "x_square": 10, "depth": 1}
+
+
+def _region_ranges() -> dict[str, tuple[int, int, int]]:
+    """Each knob's (default, low, high), as the engine's regions preset has
+    them: the biases from its evaluator, the look-ahead from its depth."""
+    from outflank.engine import PRESETS
+    from outflank.evaluation import EVALUATORS
+
+    spec = EVALUATORS["regions"]
+    ranges = {name: (value, spec.low, spec.high) for name, value in spec.defaults.items()}
+    ranges["depth"] = (PRESETS["regions"]["depth"], MIN_LOOKAHEAD, MAX_LOOKAHEAD)
+    return ranges
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,17 +111,15 @@ class AISpec:
     @property
     def knobs(self) -> dict[str, int]:
         """The regions AI's biases and look-ahead, defaults filled in."""
-        return {name: default for name, default, *_ in REGION_KNOBS} | dict(self.tuning)
+        defaults = {name: default for name, (default, _, _) in _region_ranges().items()}
+        return defaults | dict(self.tuning)
 
     def tuned(self, name: str, delta: int) -> AISpec:
         """This regions AI with one knob moved by ``delta`` steps, kept in its range."""
-        for knob, _, low, high, step in REGION_KNOBS:
-            if knob == name:
-                value = max(low, min(high, self.knobs[name] + delta * step))
-                return AISpec(self.kind, self.level, self.preset, tuple(
-                    (key, value if key == name else old) for key, old in self.knobs.items()
-                ))  # fmt: skip
-        raise KeyError(name)
+        _, low, high = _region_ranges()[name]
+        knobs = self.knobs
+        knobs[name] = max(low, min(high, knobs[name] + delta * REGION_STEPS[name]))
+        return AISpec(self.kind, self.level, self.preset, tuple(knobs.items()))
 
     def __str__(self) -> str:
         if self.kind == "level":

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
+from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MAX_LOOKAHEAD, MIN_LEVEL, MIN_LOOKAHEAD
 
 __all__ = [
     "AI_KINDS",
@@ -38,7 +38,7 @@ class PlayerSpec(_Strict):
     corner: int = Field(default=30, ge=-50, le=50)
     edge: int = Field(default=5, ge=-50, le=50)
     x_square: int = Field(default=-20, ge=-50, le=50)
-    lookahead: int = Field(default=4, ge=2, le=10)
+    lookahead: int = Field(default=4, ge=MIN_LOOKAHEAD, le=MAX_LOOKAHEAD)
 
     @model_validator(mode="after")
     def _check(self) -> PlayerSpec:
