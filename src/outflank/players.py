@@ -363,7 +363,10 @@ class ExternalPlayer(BasePlayer):
         self.client.close()
 
 
-def _engine_params(text: str) -> dict[str, Any]:
+def parse_options(text: str) -> dict[str, Any]:
+    """``key=value,...`` (``engine:`` specs, the terminal's ``set``) as a dict:
+    numbers as int or float, anything else as the text; a piece without
+    ``=`` is an :class:`OutflankError`."""
     params: dict[str, Any] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         key, sep, value = item.partition("=")
@@ -458,7 +461,7 @@ def make_player(spec: str, *, name: str | None = None) -> BasePlayer:
         if kind == "level":
             return EnginePlayer(level=_whole(rest, "the level"), name=name)
         if kind == "engine":
-            params = _engine_params(rest)
+            params = parse_options(rest)
             return EnginePlayer(name=name, **params)
         if kind == "classic":
             algorithm, _, depth = rest.partition(":")

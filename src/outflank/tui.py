@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from outflank.board import BLACK, WHITE, Board, Color, Move, Rules
 from outflank.errors import OutflankError
 from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, check_level
-from outflank.players import BasePlayer, make_player, player_specs_help
+from outflank.players import BasePlayer, make_player, parse_options, player_specs_help
 
 __all__ = ["configure", "main", "render_board", "run"]
 
@@ -190,23 +190,12 @@ class TerminalGame:
         if not adjustable:
             return "no engine player here has settings to change"
         if words:
-            values: dict[str, Any] = {}
-            for word in words:
-                key, sep, text = word.partition("=")
-                if not sep or not key or not text:
-                    return f"expected key=value, not {word!r} (e.g. set corner=40 lookahead=6)"
-                try:
-                    values[key] = int(text)
-                except ValueError:
-                    try:
-                        values[key] = float(text)
-                    except ValueError:
-                        return f"{key} takes a number, not {text!r}"
-            for player in adjustable.values():
-                try:
+            try:
+                values = parse_options(",".join(words))
+                for player in adjustable.values():
                     player.adjust(**values)
-                except OutflankError as exc:
-                    return f"not changed: {exc}"
+            except OutflankError as exc:
+                return f"not changed: {exc}"
         return "; ".join(
             f"{_name(color)} {player.name}: {player.describe_settings()}"
             for color, player in adjustable.items()
