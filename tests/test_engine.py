@@ -527,6 +527,26 @@ def test_stop_ends_a_long_search_quickly() -> None:
     assert best < 0.05
 
 
+def test_a_stop_between_a_calls_start_and_its_search_counts() -> None:
+    """stop() from another thread may arrive after search() has taken the
+    engine but before the core's search has begun; it used to be wiped out
+    when that search began, and the search ran its whole budget."""
+    board = Board.from_transcript("f5d6c3d3c4f4")
+    engine = Engine(tt_mb=4)
+    prepare = engine._prepare
+
+    def prepare_then_stop(b: Board) -> None:
+        prepare(b)
+        engine.stop()  # the other thread's stop(), at the worst moment
+
+    engine._prepare = prepare_then_stop  # type: ignore[method-assign]
+    result = engine.search(board, depth=30, time=20)
+    assert result.nodes < 5_000 and result.best_move in board.legal_moves
+    engine._prepare = prepare  # type: ignore[method-assign]
+    engine.stop()  # while no call runs: forgotten when the next one begins
+    assert engine.search(board, depth=4).depth == 4
+
+
 def test_search_does_not_block_other_threads() -> None:
     board = Board.from_transcript("f5d6c3d3c4f4")
     engine = Engine(tt_mb=4)

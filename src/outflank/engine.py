@@ -333,7 +333,11 @@ class Engine:
 
     # -------------------------------------------------------------- searching
     def stop(self) -> None:
-        """Ask the running search (in another thread) to return its best move soon."""
+        """Ask the running search (in another thread) to return its best move soon.
+
+        A call that has already begun (holding the engine, its search not yet
+        started) counts as running; a stop() while no call runs is forgotten
+        when the next one begins."""
         self._stopped = True
         self._searcher.stop()
 
@@ -352,6 +356,7 @@ class Engine:
             self._reversi = reversi
             self._evaluator.configure(self._searcher, reversi)
         self._stopped = False
+        self._searcher.reset_stop()  # from here on, a stop() ends this call's search
 
     def _limits(
         self, depth: Any, time: Any, nodes: Any
@@ -484,6 +489,7 @@ class Engine:
                     ]
                 # stopped, or out of time: a quick shallow analysis, not a second budget
                 depth, time = min(depth or _FALLBACK_DEPTH, _FALLBACK_DEPTH), None
+                self._searcher.reset_stop()
             raw = self._mid(board, depth, time, nodes, analyze=True)
             return [
                 MoveScore(_move(sq), self._score(v, False), False, raw["depth"])
@@ -526,6 +532,7 @@ class Engine:
                 )  # fmt: skip
                 if raw["aborted"] and raw["depth"] < _FALLBACK_DEPTH:
                     # cut short before its pre-search got far: a quick shallow estimate
+                    self._searcher.reset_stop()
                     raw = self._mid(board, min(_FALLBACK_DEPTH, board.empties), None, None)
                     return self._result(raw, exact=False)
             if wld and not raw["aborted"]:

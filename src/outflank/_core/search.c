@@ -49,7 +49,6 @@ void search_set_evaluator(Search *s, const Evaluator *ev) {
 }
 
 void search_begin(Search *s, double time_limit, uint64_t node_limit) {
-    atomic_store(&s->stop, 0);
     s->nodes = 0;
     s->aborted = 0;
     s->node_limit = node_limit;

@@ -95,7 +95,9 @@ void search_free(Search *s);
 void search_clear(Search *s);
 void search_set_evaluator(Search *s, const Evaluator *ev);
 
-/* Start a search: reset counters, set limits (time_limit <= 0: none). */
+/* Start a search: reset counters, set limits (time_limit <= 0: none). The
+ * stop flag is left as it is: the caller clears it (Searcher.reset_stop) when
+ * its call begins, so a stop() that arrives before the search starts counts. */
 void search_begin(Search *s, double time_limit, uint64_t node_limit);
 
 /* Game-over score of (P, O) for the mover, in discs (empties to the winner). */

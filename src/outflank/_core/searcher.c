@@ -133,6 +133,11 @@ static PyObject *Searcher_stop(SearcherObject *self, PyObject *Py_UNUSED(ignored
     Py_RETURN_NONE;
 }
 
+static PyObject *Searcher_reset_stop(SearcherObject *self, PyObject *Py_UNUSED(ignored)) {
+    if (self->s) atomic_store(&self->s->stop, 0);
+    Py_RETURN_NONE;
+}
+
 static PyObject *Searcher_clear(SearcherObject *self, PyObject *Py_UNUSED(ignored)) {
     if (!ready(self)) return NULL;
     search_clear(self->s);
@@ -328,7 +333,9 @@ static PyMethodDef Searcher_methods[] = {
     {"search", (PyCFunction)(void (*)(void))Searcher_search, METH_VARARGS | METH_KEYWORDS,
      search_doc},
     {"stop", (PyCFunction)Searcher_stop, METH_NOARGS,
-     "stop(): ask a running search (in another thread) to return soon."},
+     "stop(): ask a running search (in another thread), or the next one, to return soon."},
+    {"reset_stop", (PyCFunction)Searcher_reset_stop, METH_NOARGS,
+     "reset_stop(): forget a stop() (searches do not clear it themselves)."},
     {"clear", (PyCFunction)Searcher_clear, METH_NOARGS, "clear(): empty the TT."},
     {"resize", (PyCFunction)Searcher_resize, METH_VARARGS,
      "resize(tt_mb): reallocate the transposition table (emptied)."},
