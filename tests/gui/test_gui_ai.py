@@ -227,6 +227,9 @@ def test_regions_knobs_change_mid_game_and_the_next_move_uses_them(
     assert app.ai == AISpec("preset", preset="weights")
     key(app, pygame.K_c)
     assert "tune the regions AI" in (app.scene().alert or "")
+    key(app, pygame.K_l, pygame.KMOD_LSHIFT)  # back: the tuning is still there
+    assert app.ai.knobs == {"corner": -50, "edge": 50, "x_square": 50, "depth": 3}
+    assert "corner -50, edge +50, X-square +50, look-ahead 3" in (app.scene().alert or "")
 
 
 def test_a_new_ai_replaces_a_reply_waiting_for_the_animation(

@@ -9,6 +9,7 @@ is injectable and ``wait_idle`` waits for the AI.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -100,6 +101,7 @@ class App:
         self.clock = clock
         self._engine_factory = engine_factory
         self.ai = settings.ai
+        self._tunings: dict[str, tuple[tuple[str, int], ...]] = {}  # preset -> knobs, across L
         humans = frozenset({settings.colour}) if self.ai.enabled else frozenset({BLACK, WHITE})
         self.session = GameSession(humans, settings.rules, start)
         self.renderer = Renderer()
@@ -250,9 +252,14 @@ class App:
                 f"AI: {self.ai.label} (already the {'strongest' if delta > 0 else 'weakest'})"
             )
             return
+        if self.ai.tuning:  # kept for when the ladder comes back to this AI
+            self._tunings[self.ai.preset] = self.ai.tuning
+        if new.kind == "preset" and new.preset in self._tunings:
+            new = dataclasses.replace(new, tuning=self._tunings[new.preset])
         self._drop_ai_move()
         self.ai, self._engine, self._ai_failed = new, None, False
-        self.alert(f"AI: {new.label}", key="ai")
+        label = _regions_text(new.knobs) if new.tuning else new.label
+        self.alert(f"AI: {label}", key="ai")
 
     def tune_ai(self, knob: str, delta: int) -> None:
         """Move one of the regions AI's knobs (seed 004: biases and look-ahead
@@ -264,11 +271,7 @@ class App:
             self.alert("C, E, X and [ ] tune the regions AI (seed 004): press L to reach it")
             return
         new = self.ai.tuned(knob, delta)
-        knobs = new.knobs
-        text = (
-            f"Regions: corner {knobs['corner']:+d}, edge {knobs['edge']:+d},"
-            f" X-square {knobs['x_square']:+d}, look-ahead {knobs['depth']}"
-        )
+        text = _regions_text(new.knobs)
         if new == self.ai:  # at the end of its range: nothing changes
             self.alert(f"{text} (the limit)", key="ai")
             return
@@ -491,3 +494,11 @@ class App:
         finally:
             self.close()
         return 0
+
+
+def _regions_text(knobs: dict[str, int]) -> str:
+    """The regions AI's knobs as the window shows them."""
+    return (
+        f"Regions: corner {knobs['corner']:+d}, edge {knobs['edge']:+d},"
+        f" X-square {knobs['x_square']:+d}, look-ahead {knobs['depth']}"
+    )
