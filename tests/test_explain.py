@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -82,6 +83,26 @@ def test_cli_outline_and_counts() -> None:
     assert "nodes visited: minimax" in done.stdout and "pruned" in done.stdout
 
 
+def test_a_deep_tree_folds_below_the_plies_shown() -> None:
+    """Folded nodes carry their subtree's visited nodes, so the shown lines
+    and the folded counts still add up to the whole search."""
+    report = explain(Board.from_transcript("f5d6c3"), 5)
+    whole = report.outline()
+    for plies in (1, 2, 3, 4):
+        lines = report.outline(plies).splitlines()
+        assert max(len(line) - len(line.lstrip()) for line in lines) == 2 * plies
+        visited = sum(1 for line in lines if line.split()[1] != "pruned")
+        folded = sum(
+            int(n) for n in re.findall(r"\[(\d+) nodes? below, folded\]", "\n".join(lines))
+        )
+        assert visited + folded == report.trace.nodes
+    assert report.outline(5) == whole and "folded" not in whole
+    shown = run_cli("f5d6c3", "--depth", "5", "--show", "2")
+    assert shown.returncode == 0, shown.stderr
+    assert report.outline(2) in shown.stdout
+    assert run_cli("f5d6c3", "--depth", "5").stdout.count("\n") < whole.count("\n")
+
+
 def test_cli_json_is_the_trace() -> None:
     obf = Board.from_transcript("f5d6").obf()
     done = run_cli(obf, "--depth", "2", "--json", "--algorithm", "minimax")
@@ -98,6 +119,7 @@ def test_cli_json_is_the_trace() -> None:
     [
         (["f5z9", "--depth", "2"], "transcript move 2"),
         (["start", "--depth", "9"], "--depth must be in 0..8"),
+        (["start", "--show", "0"], "--show must be at least 1"),
     ],
 )
 def test_cli_errors(args: list[str], message: str) -> None:

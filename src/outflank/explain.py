@@ -42,7 +42,17 @@ _RELATION = {"exact": "=", "lower": ">=", "upper": "<="}
 """How a node's value relates to its true (minimax) value."""
 
 
-def _lines(node: dict[str, Any], indent: int, rows: list[tuple[str, str, str, str, str]]) -> None:
+def _visited_below(node: dict[str, Any]) -> int:
+    """Nodes the search visited under ``node`` (pruned ones are not visited)."""
+    return sum(1 + _visited_below(child) for child in node["children"] if not child["pruned"])
+
+
+def _lines(
+    node: dict[str, Any],
+    indent: int,
+    rows: list[tuple[str, str, str, str, str]],
+    max_ply: int | None = None,
+) -> None:
     name = "  " * indent + node["move"]
     if node["pruned"]:
         rows.append((name, "pruned", "", "", ""))
@@ -66,12 +76,19 @@ def _lines(node: dict[str, Any], indent: int, rows: list[tuple[str, str, str, st
         )
         notes.append(f"cut-off ({reason}): {skipped} pruned")
     relation = _RELATION[node.get("bound", "exact")]
+    folded = max_ply is not None and indent >= max_ply and node["children"]
+    if folded:
+        below = _visited_below(node)
+        notes.append(f"[{below} node{'' if below == 1 else 's'} below, folded]")
     rows.append((name, kind, window, f"{relation} {value}", "  ".join(notes)))
-    for child in node["children"]:
-        _lines(child, indent + 1, rows)
+    if not folded:
+        for child in node["children"]:
+            _lines(child, indent + 1, rows, max_ply)
 
 
-def render_tree(tree: dict[str, Any], best_move: str | None = None) -> str:
+def render_tree(
+    tree: dict[str, Any], best_move: str | None = None, max_ply: int | None = None
+) -> str:
     """The tree (``SearchTrace.tree``) as an indented outline, one node a line.
 
     Columns: the move (``root``, a square or ``pass``), the node kind (``MAX``
@@ -80,10 +97,12 @@ def render_tree(tree: dict[str, Any], best_move: str | None = None) -> str:
     when the search only proved a bound, outside the window), and notes:
     ``*`` marks the child that gave its parent its value, ``cut-off`` a node
     that stopped early (and why: MAX reached beta, or MIN fell to alpha), and
-    ``pruned`` the children it never looked at.
+    ``pruned`` the children it never looked at. With ``max_ply``, nodes that
+    many plies below the root stand for their whole subtree (``[n nodes
+    below, folded]``): a deep search is a long read.
     """
     rows: list[tuple[str, str, str, str, str]] = []
-    _lines(tree, 0, rows)
+    _lines(tree, 0, rows, max_ply)
     if best_move is not None:
         first = rows[0]
         rows[0] = (*first[:4], f"best {best_move}")
@@ -118,9 +137,10 @@ class Explanation:
             return None
         return 100.0 * (self.minimax_nodes - self.alphabeta_nodes) / self.minimax_nodes
 
-    def outline(self) -> str:
+    def outline(self, max_ply: int | None = None) -> str:
+        """The tree as text (see :func:`render_tree`), folded below ``max_ply`` plies."""
         best = None if self.trace.best_move is None else str(self.trace.best_move)
-        return render_tree(self.trace.tree, best)
+        return render_tree(self.trace.tree, best, max_ply)
 
     def summary(self) -> str:
         cutoffs = f"{self.cutoffs} cut-off{'' if self.cutoffs == 1 else 's'}"
@@ -135,8 +155,9 @@ class Explanation:
             f" ({saved} fewer, {self.saved_percent:.1f}% saved; {cutoffs})"
         )
 
-    def render(self) -> str:
-        """The whole explanation as text: header, outline, result, node counts."""
+    def render(self, max_ply: int | None = None) -> str:
+        """The whole explanation as text: header, outline (folded below
+        ``max_ply`` plies), result, node counts."""
         name = "alpha-beta" if self.trace.algorithm == "alphabeta" else "minimax"
         player = self.trace.player
         best = "none (the root is a leaf)" if self.trace.best_move is None else self.trace.best_move
@@ -145,7 +166,7 @@ class Explanation:
             f" from {player.letter}'s view ({player.name.lower()} to move)",
             f"position: {self.board.obf()}",
             "",
-            self.outline(),
+            self.outline(max_ply),
             "",
             f"value {_number(self.trace.value)}, best move {best}",
             self.summary(),

@@ -13,6 +13,7 @@ NAME = "explain"
 HELP = "show the minimax or alpha-beta tree of a position and the nodes alpha-beta saves"
 
 MAX_DEPTH = 8
+SHOW_PLIES = 4
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -37,15 +38,25 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="weights",
         help="leaf evaluation (default weights: seed 002's positional weights)",
     )
+    parser.add_argument(
+        "--show",
+        type=int,
+        default=SHOW_PLIES,
+        metavar="PLIES",
+        help=f"plies of the tree to print; deeper subtrees are folded into one line"
+        f" (default {SHOW_PLIES}; the counts always cover the whole search)",
+    )
     parser.add_argument("--json", action="store_true", help="print the trace as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     if not 0 <= args.depth <= MAX_DEPTH:
         raise OutflankError(f"--depth must be in 0..{MAX_DEPTH}, not {args.depth}")
+    if args.show < 1:
+        raise OutflankError(f"--show must be at least 1, not {args.show}")
     report = explain(args.position, args.depth, args.algorithm, args.evaluation)
     if args.json:
         print(json.dumps(report.to_dict(), indent=1))
     else:
-        print(report.render())
+        print(report.render(args.show))
     return 0
