@@ -126,3 +126,14 @@ def test_a_board_with_a_cell_too_many_or_few_is_called_a_bad_obf() -> None:
     for text in ("-" * 63 + " X", "-" * 65 + " X", "-" * 27 + "OX------XO" + "-" * 27):
         with pytest.raises(InvalidBoardError, match="malformed OBF"):
             parse_position(text)
+
+
+def test_a_star_cell_is_refused_not_read_as_empty() -> None:
+    """'*' is black in GGF and an empty square in seed 002's boards; an OBF
+    line holding it read as 32 empty squares, a different position."""
+    from outflank.board import parse_position
+
+    for text in ("X" * 32 + "*" * 32 + " O", "-" * 27 + "O*------*O" + "-" * 27 + " X"):
+        for parse in (Board.from_obf, parse_position):
+            with pytest.raises(InvalidBoardError, match="'\\*' is not an OBF cell"):
+                parse(text)

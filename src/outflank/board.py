@@ -470,7 +470,12 @@ class Board:
     def from_obf(cls, text: str, rules: Rules | str = Rules.OTHELLO) -> Board:
         """Parse an OBF line; anything after a ``;`` (listed move scores) is ignored."""
         body = text.split(";", 1)[0].strip()
-        match = re.fullmatch(r"([XOxo\-.*]{64})\s+([XOxo])", body)
+        if "*" in body:  # black in GGF, an empty square in seed 002's boards: ambiguous
+            raise InvalidBoardError(
+                f"malformed OBF {text.strip()[:80]!r}: '*' is not an OBF cell;"
+                " write X for black, O for white and - for an empty square"
+            )
+        match = re.fullmatch(r"([XOxo\-.]{64})\s+([XOxo])", body)
         if match is None:
             raise InvalidBoardError(
                 f"malformed OBF {text.strip()[:80]!r}: expected 64 cells of X, O or -,"

@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from outflank.board import Board
 from outflank.web.app import create_app
-from outflank.web.storage import SeatRow, Storage
+from outflank.web.storage import MoveRow, SeatRow, Storage
 from web.conftest import move, new_game, wait_for
 
 LEVEL1 = {"kind": "ai", "ai": "level", "level": 1}
@@ -131,6 +131,22 @@ def test_restart_lets_a_waiting_ai_move(db_path: Path) -> None:
     with TestClient(create_app(str(db_path), ai_delay=0.0)) as second:
         state = wait_for(second, game_id, lambda s: s["cursor"] == 2)
         assert state["moves"][1]["by"] == "ai"
+
+
+def test_a_search_cut_short_by_shutdown_is_not_saved_as_a_move(db_path: Path) -> None:
+    """Closing the server stops the AI's search; that stopped search used to
+    be committed as the AI's move (shallower than the AI's own, often another
+    move). The game must stay "AI to move", for the restart to think again."""
+    strong = {"kind": "ai", "ai": "level", "level": 20}
+    with TestClient(create_app(str(db_path), ai_delay=0.0, time_cap=30.0)) as first:
+        game_id, seats, _ = new_game(first, white=strong)
+        move(first, game_id, seats["black"], "f5")
+        wait_for(first, game_id, lambda s: s["thinking"] == "white")
+    storage = Storage(str(db_path))
+    with storage.session() as session:
+        moves = session.scalars(select(MoveRow.move).where(MoveRow.game_id == game_id)).all()
+    storage.close()
+    assert moves == ["f5"]
 
 
 def test_reversi_rules_with_an_ai(client: TestClient) -> None:

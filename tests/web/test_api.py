@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -130,25 +131,35 @@ def test_forced_pass_is_played_and_recorded(client: TestClient) -> None:
 
 
 def test_start_from_transcript_and_undo_redo(client: TestClient) -> None:
+    """Between two people each takes back only their own last move, before
+    the other has answered it; the start's moves stay."""
     game_id, seats, state = new_game(client, start="f5d6c3d3c4")
     assert state["cursor"] == 5 and state["turn"] == "white"
     black, white = seats["black"], seats["white"]
+
+    def step(action: str, seat: str) -> httpx.Response:
+        return client.post(f"/api/games/{game_id}/{action}", json={"seat": seat})
+
+    assert step("undo", white).json()["error"] == "nothing to undo"  # the start stays
     state = move(client, game_id, white, "f4").json()
     state = move(client, game_id, black, "f6").json()
-    # undo by white: back to white's last turn (before f4)
-    undone = client.post(f"/api/games/{game_id}/undo", json={"seat": white}).json()
+    refused = step("undo", white)  # black has answered f4: not white's to erase
+    assert refused.status_code == 409 and "only they can take their move back" in refused.text
+    undone = step("undo", black).json()
+    assert undone["cursor"] == 6 and undone["redo"] == 1 and undone["turn"] == "black"
+    undone = step("undo", white).json()  # now f4 is white's last move, unanswered
     assert undone["cursor"] == 5 and undone["redo"] == 2 and undone["turn"] == "white"
-    redone = client.post(f"/api/games/{game_id}/redo", json={"seat": white}).json()
+    assert "your friend's" in step("redo", black).json()["error"]
+    assert step("redo", white).json()["cursor"] == 6
+    redone = step("redo", black).json()
     assert redone["cursor"] == 7 and redone["board"] == state["board"]
-    assert client.post(f"/api/games/{game_id}/redo", json={"seat": white}).status_code == 409
-    # undo by black: back to black's last turn (before f6); a new move drops the redo
-    undone = client.post(f"/api/games/{game_id}/undo", json={"seat": black}).json()
-    assert undone["cursor"] == 6 and undone["turn"] == "black"
+    assert step("redo", black).status_code == 409
+    # a new move drops the redo
+    assert step("undo", black).json()["turn"] == "black"
     replaced = move(client, game_id, black, "e6")
     assert replaced.status_code == 200, replaced.text
     assert replaced.json()["redo"] == 0 and replaced.json()["transcript"] == "f5d6c3d3c4f4e6"
-    spectator = client.post(f"/api/games/{game_id}/undo", json={"seat": "nope"})
-    assert spectator.status_code == 403
+    assert step("undo", "nope").status_code == 403
 
 
 def test_nothing_to_undo(client: TestClient) -> None:

@@ -163,9 +163,13 @@ def test_two_browsers_play_each_other(server: str, browser: Any, page: Any) -> N
     watcher.click("rect[data-square=c3]")
     watcher.wait_for_selector("#toast:has-text('Spectating')")
     assert page.locator("#movelist li").count() == 2
-    # undo from black's browser takes back to black's turn; the other browser follows
-    page.click("#btn-undo")
+    # each takes back only their own unanswered move; the other browser follows
+    page.wait_for_selector("#btn-undo:disabled")  # white has answered f5
+    other.click("#btn-undo")
+    page.wait_for_function("document.querySelectorAll('#movelist li.future').length === 1")
+    page.click("#btn-undo:enabled")
     other.wait_for_function("document.querySelectorAll('#movelist li.future').length === 2")
+    other.wait_for_selector("#btn-redo:disabled")  # the next move to replay is black's
     other.context.close()
     watcher.context.close()
 

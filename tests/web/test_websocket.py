@@ -47,6 +47,8 @@ def test_socket_errors_keep_the_connection(client: TestClient) -> None:
             white.send_json({"type": "move", "move": move})
             error = white.receive_json()
             assert error["status"] == 422 and len(error["error"]) < 100
+        white.send_text("[" * 100_000 + "]" * 100_000)  # deeper than the JSON parser goes
+        assert white.receive_json()["error"] == "malformed JSON message"
         white.send_bytes(b"\xff\xfe")
         assert white.receive_json()["error"] == "malformed JSON message"
         white.send_bytes(b'{"type": "ping"}')

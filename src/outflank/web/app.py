@@ -340,7 +340,7 @@ async def _receive(
             message = json.loads(text)
             if not isinstance(message, dict):
                 raise ValueError
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
             await websocket.send_json(  # 422, as REST answers a malformed body
                 {"type": "error", "status": 422, "error": "malformed JSON message"}
             )

@@ -403,12 +403,41 @@ class GameService:
         return set(COLORS)  # a viewer of two AIs steps one ply at a time
 
     def undo(self, game_id: str, secret: str) -> dict[str, Any]:
-        """Take back moves until the holder of the secret is to move again."""
+        """Take back moves until the holder of the secret is to move again.
+
+        Between two people each takes back only their own last move, before
+        the other has answered it: nobody changes the other seat's moves."""
         return self._step(game_id, secret, -1)
 
     def redo(self, game_id: str, secret: str) -> dict[str, Any]:
-        """Replay taken-back moves up to the holder's next turn."""
+        """Replay taken-back moves up to the holder's next turn (between two
+        people, only the holder's own next move)."""
         return self._step(game_id, secret, +1)
+
+    @staticmethod
+    def _friend_step(rep: Replay, cursor: int, color: str, direction: int) -> int:
+        """The new cursor of an undo/redo between two people: the holder's own
+        last move taken back, or their own next move replayed (with the forced
+        passes after it). A start position's moves stay."""
+        chosen = [p for p, m in enumerate(rep.moves) if m["by"] == "human"]  # not the start
+        if direction < 0:
+            before = [p for p in chosen if p < cursor]
+            if not before:
+                raise GameError(409, "nothing to undo")
+            if rep.turns[before[-1]] != color:
+                raise GameError(
+                    409, "your friend has moved since: only they can take their move back"
+                )
+            return before[-1]
+        after = [p for p in chosen if p >= cursor]
+        if not after:
+            raise GameError(409, "nothing to redo")
+        if rep.turns[after[0]] != color:
+            raise GameError(409, "the next move to replay is your friend's")
+        cursor = after[0] + 1
+        while cursor < len(rep.moves) and rep.moves[cursor]["by"] == "auto":
+            cursor += 1
+        return cursor
 
     def _step(self, game_id: str, secret: str, direction: int) -> dict[str, Any]:
         with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
@@ -417,6 +446,7 @@ class GameService:
             rep = replay(game)
             targets = self._step_targets(game, color)
             total = len(rep.moves)
+            friends = all(s.player.get("kind") == "human" for s in game.seats)
 
             def stop_at(ply: int) -> bool:
                 # a position where the holder chooses a move (not a forced pass)
@@ -424,7 +454,9 @@ class GameService:
                     rep.turns[ply] in targets and rep.moves[ply]["by"] != "auto"
                 )
 
-            if direction < 0:
+            if friends:
+                cursor = self._friend_step(rep, game.cursor, color, direction)
+            elif direction < 0:
                 found = [p for p in range(game.cursor) if stop_at(p)]
                 if not found:
                     raise GameError(409, "nothing to undo")
@@ -532,6 +564,8 @@ class GameService:
             choice = self.thinker.choose(board, player, on_info=on_info, register=register)
         finally:
             self._thinking.pop(game_id, None)
+        if self._closed:  # stopped by close(): a cut-short search is no move; resume() redoes it
+            return False
         with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
             game = self._load(session, game_id)
             if game.version != version:

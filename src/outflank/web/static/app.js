@@ -147,11 +147,19 @@ function renderChrome() {
   $("exp-ggf").href = `/api/games/${g.id}/ggf`;
   $("exp-txt").href = `/api/games/${g.id}/transcript`;
   $("game-id").textContent = `game ${g.id}` + (g.rules === "reversi" ? " · Reversi rules" : "");
-  const hasUndo = g.moves.slice(0, g.cursor).some((m) => m.by !== "auto");
+  let hasUndo = g.moves.slice(0, g.cursor).some((m) => m.by !== "auto");
+  let hasRedo = g.redo > 0;
+  if (g.players.black.kind === "human" && g.players.white.kind === "human") {
+    // between two people each takes back (or replays) only their own move
+    const played = g.moves.slice(0, g.cursor).filter((m) => m.by === "human");
+    const next = g.moves.slice(g.cursor).find((m) => m.by === "human");
+    hasUndo = played.length > 0 && played[played.length - 1].color === ui.you;
+    hasRedo = next !== undefined && next.color === ui.you;
+  }
   // two AIs: an undone move would be played again at once (replay shows the past)
   const watching = g.players.black.kind === "ai" && g.players.white.kind === "ai";
   $("btn-undo").disabled = !ui.you || watching || !hasUndo || ui.viewPly !== null;
-  $("btn-redo").disabled = !ui.you || watching || g.redo === 0 || ui.viewPly !== null;
+  $("btn-redo").disabled = !ui.you || watching || !hasRedo || ui.viewPly !== null;
   $("btn-hint").disabled = g.status !== "playing" && ui.viewPly === null;
   $("rp-first").disabled = ply === 0;
   $("rp-prev").disabled = ply === 0;
