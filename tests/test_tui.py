@@ -36,6 +36,13 @@ def test_moves_hint_undo_and_quit_over_a_pipe() -> None:
     assert out.rstrip().endswith("bye")
 
 
+def test_undo_before_your_first_move_keeps_the_ai_opening() -> None:
+    proc = play("undo\nquit\n", "--black", "level:1", "--white", "human")
+    assert proc.returncode == 0, proc.stderr
+    assert "nothing to undo" in proc.stdout and "move taken back" not in proc.stdout
+    assert proc.stdout.count(" plays ") == 1
+
+
 def test_illegal_move_is_refused() -> None:
     proc = play("a1\nquit\n", "--white", "random:1")
     assert "illegal move a1; legal: d3 c4 f5 e6" in proc.stdout
@@ -121,3 +128,8 @@ def test_hints_are_shown_before_each_move_when_asked() -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("recommended: ") == 2  # before f5, and before the next move
     assert "recommended: " not in play("quit\n", "--white", "greedy").stdout
+
+
+def test_level_zero_is_refused_not_read_as_the_default() -> None:
+    proc = play("quit\n", "--level", "0")
+    assert proc.returncode == 2 and "--level must be in 1..20, not 0" in proc.stderr

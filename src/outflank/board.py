@@ -416,6 +416,10 @@ class Board:
         move, self._black, self._white, self._turn = self._stack.pop()
         return move
 
+    def movers(self) -> list[tuple[Color, Move]]:
+        """The moves played since :meth:`root`, each with the colour that played it."""
+        return [(turn, move) for move, _, _, turn in self._stack]
+
     def peek(self) -> Move | None:
         """The last move played, or ``None``."""
         return self._stack[-1][0] if self._stack else None

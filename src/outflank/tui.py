@@ -202,8 +202,9 @@ class TerminalGame:
         )
 
     def undo(self) -> bool:
-        """Take back moves until it is a person's turn again (at least one)."""
-        if not self.board.ply:
+        """Take back moves until it is a person's turn again (at least one);
+        False when no person has moved yet (an AI's opening stays)."""
+        if not any(self.players[c].is_human and not m.is_pass for c, m in self.board.movers()):
             return False
         self.board.pop()
         while self.board.ply and not self.players[self.board.turn].is_human:
@@ -309,7 +310,8 @@ class TerminalGame:
 
 def run(args: argparse.Namespace) -> int:
     """Play one terminal game with the options of :func:`configure`."""
-    level = check_level(getattr(args, "level", None) or DEFAULT_LEVEL)
+    level = getattr(args, "level", None)
+    level = check_level(DEFAULT_LEVEL if level is None else level, "--level")
     black_spec = getattr(args, "black", None) or "human"
     white_spec = getattr(args, "white", None) or f"level:{level}"
     rules = Rules(getattr(args, "rules", "othello") or "othello")

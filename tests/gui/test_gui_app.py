@@ -85,6 +85,18 @@ def test_illegal_clicks_change_nothing(make_app: Callable[..., App]) -> None:
     assert app.board.ply == 0
 
 
+def test_undo_before_your_first_move_keeps_the_ai_opening(make_app: Callable[..., App]) -> None:
+    """As white, U before any move of yours used to take back the AI's
+    opening, which it then chose again (perhaps another move)."""
+    app = make_app(ai="greedy", colour="white")
+    assert app.wait_idle(20)
+    app.step()
+    opening = app.board.transcript()
+    assert len(opening) == 2
+    key(app, pygame.K_u)
+    assert app.board.transcript() == opening and "Nothing to undo" in (app.scene().alert or "")
+
+
 def test_undo_and_new_game_keys(make_app: Callable[..., App]) -> None:
     app = make_app()
     click(app, "f5")

@@ -104,6 +104,28 @@ def test_a_key_without_value_or_in_the_wrong_section_spoils_nothing_else() -> No
     ]
 
 
+def test_a_stray_line_a_default_section_or_a_bad_byte_spoils_nothing_else(
+    tmp_path: Path,
+) -> None:
+    """Each used to throw the whole file away, or apply keys it called ignored."""
+    settings, warnings = read_ini(
+        "AI = greedy\n[BASIC]\nFPS = 30\n= 40\n[DEFAULT]\nAI = 9\n[GAME]\nCOLOUR = white\n",
+        "x.ini",
+    )
+    assert settings.fps == 30 and settings.colour is Color.WHITE
+    assert settings.ai == Settings().ai
+    assert warnings == [
+        "x.ini: line 1 'AI = greedy' is in no [SECTION]; ignored",
+        "x.ini: line 4 '= 40' is not KEY = value; ignored",
+        "x.ini: unknown section [DEFAULT] ignored",
+    ]
+    ansi = tmp_path / "ansi.ini"  # Notepad's "ANSI": a Latin-1 comment
+    ansi.write_bytes(b"[BASIC]\n; Fenstergr\xf6\xdfe\nWINDOWWIDTH = 640\n[GAME]\nAI = greedy\n")
+    settings, warnings, _ = load_settings(ansi)
+    assert settings.width == 640 and settings.ai == AISpec("preset", preset="greedy")
+    assert warnings == [f"{ansi}: not UTF-8; read as Latin-1"]
+
+
 def test_lookup_prefers_the_current_folder(tmp_path: Path) -> None:
     cwd, xdg = tmp_path / "cwd", tmp_path / "xdg"
     (xdg / "outflank").mkdir(parents=True)
@@ -162,6 +184,11 @@ def test_ai_names_and_ladder() -> None:
     assert AISpec("level", level=3).step(1) == AISpec("level", level=4)
     assert AISpec("preset", preset="weights").step(1) == AISpec("level", level=1)
     assert str(AISpec("level", level=9)) == "9"
+    # the 1-second default engine is off the ladder, between levels 16 and 17
+    # (L from it used to drop to level 2, Shift+L to the seeds' weights AI)
+    default = AISpec.parse("default")
+    assert default.step(1) == AISpec("level", level=17)
+    assert default.step(-1) == AISpec("level", level=16)
 
 
 @pytest.mark.parametrize(

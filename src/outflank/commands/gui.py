@@ -30,7 +30,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--ai",
         metavar="LEVEL|NAME",
         help=f"the computer: a level {MIN_LEVEL}-{MAX_LEVEL}, greedy, minimax4, heuristic,"
-        f" regions, weights, or none for two people (default {DEFAULT_LEVEL})",
+        f" regions, weights, default (1 s a move), or none for two people"
+        f" (default {DEFAULT_LEVEL})",
     )
     parser.add_argument(
         "--colour",

@@ -130,12 +130,16 @@ class AISpec:
         """The neighbour on :data:`LADDER` (``L`` / ``Shift+L``), clamped at the ends."""
         if not self.enabled:
             return self
-        try:
-            index = LADDER.index(AISpec(self.kind, self.level, self.preset))
-        except ValueError:  # "default" is not on the ladder: step from level 1
-            index = LADDER.index(AISpec("level", level=1))
+        if self.kind == "preset" and self.preset == "default":  # off the ladder
+            below, above = _DEFAULT_BETWEEN
+            return AISpec("level", level=above if delta > 0 else below)
+        index = LADDER.index(AISpec(self.kind, self.level, self.preset))
         return LADDER[max(0, min(len(LADDER) - 1, index + delta))]
 
+
+#: The levels around the ``default`` preset's strength (1 s a move, exact
+#: from 20 empties): L from it goes up to the second, Shift+L down to the first.
+_DEFAULT_BETWEEN = (16, 17)
 
 #: What ``L`` walks up: the seeds' AIs (weakest first), then engine levels 1-20.
 LADDER: list[AISpec] = [

@@ -96,8 +96,8 @@ class GameSession:
         """Take back moves until a person is to move again and their last disc
         is off the board (with an AI, its replies go too). False if nothing to undo."""
         board = self.board
-        if board.ply == 0:
-            return False
+        if not any(c in self.humans and not m.is_pass for c, m in board.movers()):
+            return False  # no person has moved yet (an AI's opening stays)
         while board.ply:
             move = board.pop()
             if board.turn in self.humans and not move.is_pass:

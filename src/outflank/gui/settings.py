@@ -27,6 +27,7 @@ Values given on the command line override the file and must be valid.
 
 from __future__ import annotations
 
+import ast
 import configparser
 import dataclasses
 import os
@@ -208,18 +209,25 @@ def read_ini(text: str, source: str = CONFIG_NAME) -> tuple[Settings, list[str]]
     section (each naming ``source``, the section and the key)."""
     warnings: list[str] = []
     parser = configparser.ConfigParser(
-        interpolation=None, inline_comment_prefixes=(";", "#"), strict=False, allow_no_value=True
+        interpolation=None,
+        inline_comment_prefixes=(";", "#"),
+        strict=False,
+        allow_no_value=True,
+        default_section="\0",  # a [DEFAULT] in the file is just an unknown section
     )
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):  # settings before the first [SECTION]
+        if parser.SECTCRE.match(line.strip()):
+            break
+        if line.strip() and not line.strip().startswith((";", "#")):
+            warnings.append(f"{source}: line {number} {line.strip()!r} is in no [SECTION]; ignored")
+            lines[number - 1] = ""  # blanked: the other lines keep their numbers
     try:
-        parser.read_string(text, source=source)
-    except configparser.Error as exc:
-        if type(exc) is not configparser.ParsingError:  # a missing header: nothing was read
-            first = str(exc).splitlines()[0]
-            return Settings(), [
-                f"{source}: cannot be read as an INI file ({first}); using defaults"
-            ]
-        for number, line in exc.errors:  # the other lines were read: keep them
-            warnings.append(f"{source}: line {number} {line.strip()!r} is not KEY = value; ignored")
+        parser.read_string("\n".join(lines), source=source)
+    except configparser.ParsingError as exc:
+        for number, shown in exc.errors:  # the other lines were read: keep them
+            line = ast.literal_eval(shown).strip()  # configparser gives each line's repr
+            warnings.append(f"{source}: line {number} {line!r} is not KEY = value; ignored")
     values: dict[str, Any] = {}
     defaults = Settings()
     for section in parser.sections():
@@ -229,6 +237,8 @@ def read_ini(text: str, source: str = CONFIG_NAME) -> tuple[Settings, list[str]]
             warnings.append(f"{source}: unknown section [{section}] ignored")
             continue
         for key, raw in parser.items(section):
+            if not key.strip():  # "= 30": reported above as not KEY = value
+                continue
             field = fields.get(_normal(key))
             where = f"{source} [{section}] {key.upper()}"
             if field is None:
@@ -270,11 +280,17 @@ def load_settings(
     settings, warnings = Settings(), []
     if found is not None:
         try:
-            text = found.read_text(encoding="utf-8-sig")  # Notepad writes a BOM
-        except (OSError, UnicodeDecodeError) as exc:
+            data = found.read_bytes()
+        except OSError as exc:
             warnings.append(f"{found}: cannot be read ({exc}); using defaults")
         else:
+            try:
+                text, note = data.decode("utf-8-sig"), []  # Notepad writes a BOM
+            except UnicodeDecodeError:  # an "ANSI" file: every byte is a Latin-1 character
+                text = data.decode("latin-1")
+                note = [f"{found}: not UTF-8; read as Latin-1"]
             settings, warnings = read_ini(text, str(found))
+            warnings = note + warnings
     if overrides:
         settings = settings.replace(**overrides)
     return settings, warnings, found
