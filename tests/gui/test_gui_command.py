@@ -85,3 +85,20 @@ def test_a_position_over_under_the_chosen_rules_is_refused(
     ini.write_bytes(b"\xef\xbb\xbf[GAME]\nRULES = reversi\n")  # with Notepad's BOM
     assert main(["gui", "--config", str(ini), "--position", obf]) == 2
     assert "--position is a finished game" in capsys.readouterr().err
+
+
+def test_without_a_display_the_command_says_so_instead_of_hiding_the_window() -> None:
+    """SDL falls back to an off-screen driver when there is no display: the
+    game used to run there, invisible, until killed."""
+    env = cli_env()
+    for name in ("SDL_VIDEODRIVER", "DISPLAY", "WAYLAND_DISPLAY"):
+        env.pop(name, None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "outflank", "gui", "--ai", "none"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "no display to open the window on" in proc.stderr and "Traceback" not in proc.stderr

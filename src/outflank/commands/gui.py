@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from outflank.board import Board
 from outflank.commands.common import board_argument
@@ -108,8 +109,30 @@ def run(args: argparse.Namespace) -> int:
         print(f"outflank gui: warning: {warning}", file=sys.stderr)
     import pygame
 
+    _require_a_display(pygame)
     try:
         app = App(settings, start=args.position, warnings=warnings)
         return app.run()
     finally:
         pygame.quit()
+
+
+def _require_a_display(pygame: Any) -> None:
+    """Refuse to run in a window nobody can see: without a display, SDL falls
+    back to its off-screen driver and the game would wait forever. A driver
+    chosen on purpose (``SDL_VIDEODRIVER``, as the tests do) is respected."""
+    if os.environ.get("SDL_VIDEODRIVER"):
+        return
+    try:
+        pygame.display.init()
+        driver = pygame.display.get_driver()
+    except pygame.error as exc:
+        driver, reason = None, str(exc)
+    else:
+        reason = f"SDL found only its {driver!r} video driver"
+    if driver in (None, "offscreen", "dummy"):
+        pygame.quit()
+        raise OutflankError(
+            f"no display to open the window on ({reason}): run it on a desktop,"
+            " over ssh -X, or under xvfb-run"
+        )
