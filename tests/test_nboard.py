@@ -316,3 +316,45 @@ def test_set_depth_replaces_the_start_level_whenever_it_comes() -> None:
     fresh = answers(["nboard 2", "set depth 6", game, "go"])
     after_level = answers(["nboard 2", game, "go", "set depth 6", "go"])
     assert after_level[1] == fresh[0]
+
+
+def test_a_ping_is_answered_while_a_served_player_searches_on() -> None:
+    """A served player (--player) cannot be stopped: the ping used to wait for
+    its whole search (minutes for a depth-7 pure-Python minimax). Its answer
+    is now dropped, and it keeps the name it announced."""
+    engine = Engine([*ENGINE, "--player", "classic:minimax:7"])
+    try:
+        engine.send("nboard 2")
+        name = engine.until(lambda line: line.startswith("set myname"))[-1].split()[2]
+        engine.send(f"set game {GAME5}")
+        engine.send("go")
+        assert engine.until(lambda line: "thinking" in line)[-1] == f"status {name} is thinking"
+        time.sleep(0.5)
+        asked = time.monotonic()
+        engine.send("ping 1")
+        seen = engine.until(lambda line: line == "pong 1", timeout=10)
+        assert time.monotonic() - asked < 3
+        assert not any(line.startswith("===") for line in seen)
+    finally:
+        engine.proc.kill()
+        engine.proc.wait(timeout=10)
+
+
+def test_a_human_cannot_be_served_as_an_engine() -> None:
+    """It would read its moves from the protocol's own input."""
+    done = subprocess.run(
+        [*ENGINE, "--player", "human"], input="quit\n", capture_output=True, text=True,
+        env=cli_env(), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2 and "cannot wait for a human player" in done.stderr
+
+
+def test_the_client_reports_an_engine_error_at_once() -> None:
+    """A 'status error' answer to go used to be waited out to the timeout."""
+    client = NBoardClient(ENGINE, depth=2, env=cli_env())
+    try:
+        with pytest.raises(PlayerError, match="the game is over"):
+            client.go(Board.from_obf("X" * 64 + " O"), timeout=30)
+        assert client.go(Board(), timeout=30).move in Board().legal_moves  # still alive
+    finally:
+        client.close()

@@ -90,6 +90,7 @@ class _Analyst:
     """What the server needs from a searcher: a best move and move hints."""
 
     name = ENGINE_NAME
+    stoppable = True  # stop() ends a search soon; otherwise it runs to its end
 
     def __init__(self) -> None:
         self.halted = threading.Event()  # set by stop(), cleared before each job
@@ -146,7 +147,11 @@ class _EngineAnalyst(_Analyst):
 
 
 class _PlayerAnalyst(_Analyst):
-    """Any outflank player (greedy, random, classic...) behind the protocol."""
+    """Any outflank player (greedy, random, classic...) behind the protocol.
+    A player cannot be told to stop: an interrupted one is left to finish
+    alone and replaced (see NBoardServer._search)."""
+
+    stoppable = False
 
     def __init__(self, player: BasePlayer) -> None:
         super().__init__()
@@ -224,13 +229,9 @@ class NBoardServer:
         """NBoard's habit: the engine's name with its depth (``outflank6``); a
         served player (``--player``) keeps its own name, the depth means
         nothing to it."""
-        base = self._analyst.name if self._analyst is not None else self._default_name()
-        if self.depth is None or self._player_spec:
-            return base
-        return f"{base}{self.depth}"
-
-    def _default_name(self) -> str:
-        return self._player_spec.replace(" ", "_") if self._player_spec else ENGINE_NAME
+        if self._player_spec:  # the player's own name, from the first line on
+            return self.analyst().name
+        return ENGINE_NAME if self.depth is None else f"{ENGINE_NAME}{self.depth}"
 
     def analyst(self) -> _Analyst:
         if self._analyst is None:
@@ -405,6 +406,12 @@ class NBoardServer:
         worker = threading.Thread(target=work, daemon=True)
         worker.start()
         while worker.is_alive():
+            if interrupted.is_set() and not analyst.stoppable:
+                # a plain player searches on regardless: leave its thread to end
+                # alone (its answer is dropped) and serve a fresh player next
+                self._analyst = None
+                self.send(f"status {self.name} is waiting")
+                return
             if interrupted.is_set():  # again until it ends: a stop between two searches
                 analyst.stop()  # of a job (best, then analyze) must not be lost
                 worker.join(0.02)
@@ -617,6 +624,8 @@ class NBoardClient:
                     return parse_engine_move(line)
                 except ValueError as exc:
                     raise PlayerError(f"engine {self.label}: {exc}") from None
+            if line.startswith("status error"):  # no move will come: say why, now
+                raise PlayerError(f"engine {self.label}: {line[len('status ') :]}")
             if not line.split() or line.split()[0] not in (
                 "status",
                 "search",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from outflank.errors import OutflankError
 from outflank.levels import MAX_LEVEL, MIN_LEVEL, check_level
 from outflank.nboard import NBoardServer
 from outflank.players import player_specs_help
@@ -35,5 +36,7 @@ def run(args: argparse.Namespace) -> int:
     if args.player is not None:
         from outflank.players import make_player
 
+        if args.player.strip().lower() == "human":  # it would read the protocol's stdin
+            raise OutflankError("an NBoard engine cannot wait for a human player")
         make_player(args.player).close()  # fail now, with a clean error, on a bad spec
     return NBoardServer(player=args.player, level=args.level).serve()
