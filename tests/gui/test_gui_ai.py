@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 
 os.environ["SDL_VIDEODRIVER"] = "dummy"
 os.environ["SDL_AUDIODRIVER"] = "dummy"
@@ -26,9 +27,9 @@ from outflank.gui.settings import Settings
 def make_app() -> Iterator[Callable[..., App]]:
     apps: list[App] = []
 
-    def make(**changes: object) -> App:
+    def make(clock: Callable[[], float] = time.monotonic, **changes: object) -> App:
         base = {"ai": "greedy", "animation": False, "width": 900, "height": 640, "hint_time": 0.2}
-        app = App(Settings().replace(**{**base, **changes}))
+        app = App(Settings().replace(**{**base, **changes}), clock=clock)
         apps.append(app)
         app.step()
         return app
@@ -237,17 +238,20 @@ def test_a_new_ai_replaces_a_reply_waiting_for_the_animation(
 ) -> None:
     """A fast AI's reply waits for the flip animation; L (or a tuning key)
     pressed meanwhile must drop it: the new AI answers instead."""
-    app = make_app(ai="regions", animation=True, flip_time=3.0)
+    clock = _Clock()  # the discs turn only when the test says so
+    app = make_app(ai="regions", animation=True, flip_time=3.0, clock=clock)
     click(app, "f5")
-    for _ in range(400):  # the reply is ready while the discs still turn
+    deadline = time.monotonic() + 20  # the reply is ready while the discs still turn
+    while app._pending is None and time.monotonic() < deadline:
         app.step()
-        if app._pending is not None:
-            break
+        time.sleep(0.005)
     assert app._pending is not None and app.animating
     key(app, pygame.K_l)  # weights (seed 002)
     assert app._pending is None
-    app.animation.finish()
-    assert app.wait_idle(20)
-    app.step()
+    deadline = time.monotonic() + 20
+    while app.board.ply < 2 and time.monotonic() < deadline:  # time runs: every flip ends
+        clock.now += 10.0
+        app.step()
+        time.sleep(0.005)
     assert app.board.ply == 2
     assert (app.last_ai or "").startswith("Weights (seed 002) played")

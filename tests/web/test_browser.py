@@ -405,17 +405,19 @@ def test_a_replay_leaves_a_move_that_was_taken_back(server: str, page: Any) -> N
     created = _api(
         server,
         "/api/games",
-        {"black": {"kind": "human"}, "white": {"kind": "human"}, "start": "f5d6c3d3c4f4"},
+        {"black": {"kind": "human"}, "white": {"kind": "human"}, "start": "f5d6"},
     )
     game_id, seats = created["game"]["id"], created["seats"]
+    for color, square in (("black", "c3"), ("white", "d3"), ("black", "c4"), ("white", "f4")):
+        _api(server, f"/api/games/{game_id}/moves", {"seat": seats[color], "move": square})
     page.goto(f"{server}/game/{game_id}")
     page.wait_for_selector("#movelist li[data-ply='5']")
     page.click("#movelist li[data-ply='5']")
     page.wait_for_selector("#replay-banner:not([hidden])")
-    for _ in range(2):  # black takes back its moves elsewhere: the game ends at ply 2
-        _api(server, f"/api/games/{game_id}/undo", {"seat": seats["black"]})
+    for color in ("white", "black"):  # both take back their last move elsewhere: ply 4
+        _api(server, f"/api/games/{game_id}/undo", {"seat": seats[color]})
     page.wait_for_selector("#replay-banner", state="hidden")
-    assert page.locator("circle.disc").count() == 6  # the live board at ply 2
+    assert page.locator("circle.disc").count() == 8  # the live board at ply 4
 
 
 def test_the_page_says_when_the_server_is_gone_and_when_it_is_back(
