@@ -547,6 +547,17 @@ def test_a_stop_between_a_calls_start_and_its_search_counts() -> None:
     assert engine.search(board, depth=4).depth == 4
 
 
+def test_a_position_with_more_legal_moves_than_games_reach_is_searched() -> None:
+    """35 legal moves (games reach at most 33): the core's move lists were
+    sized 34, and this position crashed the process."""
+    board = Board.from_obf("--------XOO-XOO-OXX-XXX-----OXO--XO--X---OXXXXO--OXO-OO--------- X")
+    assert len(board.legal_moves) == 35
+    engine = Engine(tt_mb=4)
+    assert engine.search(board, depth=3).best_move in board.legal_moves
+    assert len(engine.analyze(board, depth=2)) == 35
+    assert engine.solve(board, nodes=200_000).best_move in board.legal_moves
+
+
 def test_search_does_not_block_other_threads() -> None:
     board = Board.from_transcript("f5d6c3d3c4f4")
     engine = Engine(tt_mb=4)

@@ -22,7 +22,7 @@
 #define MOVE_PASS 64
 #define MOVE_NONE (-1)
 #define MAX_PLY 128
-#define MAX_MOVES 34
+#define MAX_MOVES 64 /* legal moves are empty squares: no position has more */
 
 /* The exact solver's kinds of node, by number of empty squares
  * (endgame.c): the transposition table from END_TT_MIN empties, sorted
