@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import resource
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from conftest import cli_env
 
@@ -142,3 +146,37 @@ def test_analyse_is_analyze() -> None:
     proc = run("analyse", "start", "--depth", "2")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1].startswith("moves (depth 2):")
+
+
+@pytest.mark.parametrize("command", ["solve", "analyze"])
+def test_ctrl_c_ends_a_long_solve_or_analysis_at_once(
+    command: str, ffo_dir: Path, tmp_path: Path
+) -> None:
+    """The search runs in C without the GIL: Ctrl-C used to wait for its end
+    (hours for a 36-empty solve)."""
+    line = (ffo_dir / "fforum-60-79.obf").read_text().splitlines()[9]
+    path = tmp_path / "hard.obf"
+    path.write_text(line + "\n")
+    args = (
+        [str(path)]
+        if command == "solve"
+        else [line.split(";")[0], "--endgame", "40", "--time", "600"]
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "outflank", command, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+    )
+    try:
+        time.sleep(2.0)  # well into the search
+        assert proc.poll() is None
+        asked = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
+        assert time.monotonic() - asked < 5
+    finally:
+        if proc.poll() is None:
+            proc.kill()

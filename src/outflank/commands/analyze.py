@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from outflank.commands.common import board_argument
+from outflank.commands.common import board_argument, interruptible
 from outflank.engine import Engine, SearchInfo, check_limits
 from outflank.errors import OutflankError
 from outflank.evaluation import EVALUATORS
@@ -60,13 +60,18 @@ def run(args: argparse.Namespace) -> int:
     print(board)
     print(f"{board.turn.name.lower()} to move, {board.empties} empties, evaluator "
           f"{engine.evaluator.describe()}")  # fmt: skip
-    result = engine.search(board, depth=args.depth, time=time, on_info=_info)
+    result = interruptible(
+        engine.search, board, depth=args.depth, time=time, on_info=_info, on_interrupt=engine.stop
+    )
     kind = "exact" if result.exact else "estimate"
     print(f"best {result.best_move}  score {_fmt_score(result.score)} ({kind})  "
           f"depth {result.depth}  nodes {result.nodes:,}  time {result.elapsed:.2f}s")  # fmt: skip
     depth = args.depth if args.depth is not None else max(result.depth, 1)
     # every move to the search's depth, within the same time again
-    scores = engine.analyze(board, depth=depth, time=None if args.depth is not None else time)
+    scores = interruptible(
+        engine.analyze, board, depth=depth, time=None if args.depth is not None else time,
+        on_interrupt=engine.stop,
+    )  # fmt: skip
     reach = "exact" if scores[0].exact else f"depth {scores[0].depth}"
     print(f"moves ({reach}):", "  ".join(f"{s.move} {_fmt_score(s.score)}" for s in scores))
     return 0

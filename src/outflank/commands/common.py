@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from outflank.board import Board, parse_position
 from outflank.errors import OutflankError
@@ -16,3 +19,38 @@ def board_argument(text: str) -> Board:
         return parse_position(text)
     except OutflankError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+T = TypeVar("T")
+
+
+def interruptible(
+    work: Callable[..., T],
+    *args: Any,
+    on_interrupt: Callable[[], None] | None = None,
+    **kwargs: Any,
+) -> T:
+    """Run ``work`` (C code that releases the GIL) in a daemon thread, so that
+    Ctrl-C reaches the main thread at once instead of when the C code ends.
+    ``on_interrupt`` (an engine's ``stop``) is called before the
+    KeyboardInterrupt goes on; an abandoned job ends with the process."""
+    box: list[Any] = []
+
+    def job() -> None:
+        try:
+            box.append(work(*args, **kwargs))
+        except BaseException as exc:  # handed to the main thread
+            box.append(exc)
+
+    thread = threading.Thread(target=job, daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.1)
+    except KeyboardInterrupt:
+        if on_interrupt is not None:
+            on_interrupt()
+        raise
+    if isinstance(box[0], BaseException):
+        raise box[0]
+    return box[0]

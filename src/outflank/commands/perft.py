@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import threading
 import time
-from collections.abc import Callable
-from typing import Any
 
 from outflank.board import Board
-from outflank.commands.common import board_argument
+from outflank.commands.common import board_argument, interruptible
 from outflank.errors import OutflankError
 
 NAME = "perft"
@@ -32,27 +29,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _interruptible(work: Callable[..., int], *args: Any, **kwargs: Any) -> int:
-    """Run ``work`` (C code that releases the GIL) in a daemon thread, so that
-    Ctrl-C reaches the main thread at once instead of after the whole depth;
-    the abandoned count ends with the process."""
-    box: list[int | BaseException] = []
-
-    def count() -> None:
-        try:
-            box.append(work(*args, **kwargs))
-        except BaseException as exc:  # handed to the main thread
-            box.append(exc)
-
-    thread = threading.Thread(target=count, daemon=True)
-    thread.start()
-    while thread.is_alive():
-        thread.join(0.1)
-    if isinstance(box[0], BaseException):
-        raise box[0]
-    return box[0]
-
-
 def run(args: argparse.Namespace) -> int:
     if not 1 <= args.depth <= 20:
         raise OutflankError(f"depth must be in 1..20, not {args.depth}")
@@ -61,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     total_time = 0.0
     for depth in range(1, args.depth + 1):
         start = time.perf_counter()
-        count = _interruptible(board.perft, depth, count_finished=not args.finished_zero)
+        count = interruptible(board.perft, depth, count_finished=not args.finished_zero)
         elapsed = time.perf_counter() - start
         total_time += elapsed
         rate = count / elapsed if elapsed > 0 else float("inf")

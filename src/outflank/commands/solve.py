@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+from outflank.commands.common import interruptible
 from outflank.engine import Engine
 from outflank.errors import OutflankError
 from outflank.obf import read_obf_file
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
             board = entry.board
             if board.is_game_over():
                 raise OutflankError(f"{args.file}:{entry.line}: the game is over")
-            result = engine.solve(board, wld=args.wld)
+            result = interruptible(engine.solve, board, wld=args.wld, on_interrupt=engine.stop)
             listed = entry.best_score
             if listed is not None and args.wld:
                 listed = (listed > 0) - (listed < 0)
