@@ -532,12 +532,29 @@ class Engine:
                 )  # fmt: skip
                 if raw["aborted"] and raw["depth"] < _FALLBACK_DEPTH:
                     # cut short before its pre-search got far: a quick shallow estimate
-                    self._searcher.reset_stop()
-                    raw = self._mid(board, min(_FALLBACK_DEPTH, board.empties), None, None)
-                    return self._result(raw, exact=False)
+                    return self._result(self._disc_estimate(board, raw), exact=False, discs=True)
             if wld and not raw["aborted"]:
                 raw["score"] = (raw["score"] > 0) - (raw["score"] < 0)
             return self._result(raw, exact=not raw["aborted"], discs=True)
+
+    def _disc_estimate(self, board: Board, cut: dict[str, Any]) -> dict[str, Any]:
+        """A depth-6 search with the ``default`` evaluator, scored in discs as a
+        solve's estimate is, whatever the engine's own evaluator; its nodes and
+        time include those of the solve ``cut`` short before it."""
+        self._searcher.reset_stop()
+        _DISC_EVALUATOR.configure(self._searcher, self._reversi)
+        try:
+            raw = self._mid(board, min(_FALLBACK_DEPTH, board.empties), None, None)
+        finally:
+            self._evaluator.configure(self._searcher, self._reversi)
+        value, win = raw["score"], _core.SCORE_WIN
+        if abs(value) >= win:  # a game end seen: its disc difference
+            raw["score"] = value - win if value > 0 else value + win
+        else:
+            raw["score"] = value / 100
+        raw["nodes"] += cut["nodes"]
+        raw["elapsed"] += cut["elapsed"]
+        return raw
 
     def choose_move(self, board: Board) -> Move:
         """The move to play with the engine's own limits (and randomness, if any)."""
@@ -561,6 +578,10 @@ class Engine:
             f"{k}={getattr(self, k)}" for k in ("depth", "time", "nodes") if getattr(self, k)
         )
         return f"Engine({self._evaluator.describe()}{', ' + limits if limits else ''})"
+
+
+_DISC_EVALUATOR: Final = make_evaluator("default")
+"""Scores in 1/100 disc: the unit of a solve cut short before its pre-search."""
 
 
 def _rng(seed: int | None) -> random.Random:
