@@ -284,6 +284,25 @@ def test_reversi_solve_matches_exhaustive_minimax() -> None:
     assert checked >= 20
 
 
+def test_a_levels_exact_endgame_holds_for_reversi_too() -> None:
+    """Within a level's endgame range, search() and analyze() answer exactly
+    under Reversi rules as well (they used to give the level's shallow
+    estimate, since the exact solver assumes Othello's passes)."""
+    level = Engine.level(12)  # depth 6, exact from 14 empties
+    checked = 0
+    for board, c, me in unfinished_reversi_boards(20, 9):
+        expected = engine_oracle_score(
+            engine_oracle.negamax(c, me, 64, lambda cs, m: 0, reversi=True)
+        )
+        result = level.search(board)
+        assert result.exact and result.score == expected and result.depth == board.empties
+        scores = level.analyze(board)
+        assert all(s.exact for s in scores) and scores[0].score == expected
+        assert {s.move for s in scores} == set(board.legal_moves)
+        checked += 1
+    assert checked >= 10
+
+
 def test_a_solve_can_be_bounded_by_time_or_nodes() -> None:
     """solve(time=..., nodes=...) answers when the limit comes, not exact,
     with a legal move and a disc estimate; a Reversi board too."""

@@ -371,8 +371,9 @@ class Engine:
         """Solve exactly? Within ``endgame`` empties, if the depth reaches the
         end, or the engine's own depth is short of it but ``endgame`` was
         set explicitly (a level's "midgame depth d, exact from e empties");
-        a depth passed to the call itself is always honoured."""
-        if board.rules is not Rules.OTHELLO or board.empties > self.endgame:
+        a depth passed to the call itself is always honoured. (A Reversi
+        board is solved by a midgame search to the end: :meth:`_reversi_end`.)"""
+        if board.empties > self.endgame:
             return False
         if depth is None or depth >= board.empties:
             return True
@@ -446,6 +447,9 @@ class Engine:
         depth, time, nodes = self._limits(depth, time, nodes)
         with self._locked():
             self._prepare(board)
+            if self._solves(board, depth, depth_in_call) and board.rules is Rules.REVERSI:
+                raw, exact = self._reversi_end(board, time, nodes, on_info)
+                return self._result(raw, exact=exact)
             if self._solves(board, depth, depth_in_call):
                 raw = self._searcher.search(
                     board.player, board.opponent, mode=MODE_EXACT, time=time or 0.0,
@@ -477,6 +481,14 @@ class Engine:
         depth, time, nodes = self._limits(depth, time, None)
         with self._locked():
             self._prepare(board)
+            if self._solves(board, depth, depth_in_call) and board.rules is Rules.REVERSI:
+                raw, exact = self._reversi_end(board, time, nodes, analyze=True)
+                if exact:
+                    return [
+                        MoveScore(_move(sq), float(v), True, board.empties)
+                        for sq, v, _ in raw["moves"]
+                    ]
+                return self._mid_scores(raw)  # a limit came first: its deepest analysis
             if self._solves(board, depth, depth_in_call):
                 raw = self._searcher.search(
                     board.player, board.opponent, mode=MODE_EXACT, time=time or 0.0,
@@ -490,12 +502,30 @@ class Engine:
                 # stopped, or out of time: a quick shallow analysis, not a second budget
                 depth, time = min(depth or _FALLBACK_DEPTH, _FALLBACK_DEPTH), None
                 self._searcher.reset_stop()
-            raw = self._mid(board, depth, time, nodes, analyze=True)
-            return [
-                MoveScore(_move(sq), self._score(v, False), False, raw["depth"])
-                for sq, v, searched in raw["moves"]
-                if searched
-            ]
+            return self._mid_scores(self._mid(board, depth, time, nodes, analyze=True))
+
+    def _mid_scores(self, raw: dict[str, Any]) -> list[MoveScore]:
+        """The searched moves of a midgame analysis, in the evaluator's unit."""
+        return [
+            MoveScore(_move(sq), self._score(v, False), False, raw["depth"])
+            for sq, v, searched in raw["moves"]
+            if searched
+        ]
+
+    def _reversi_end(
+        self, board: Board, time: float | None, nodes: int | None,
+        on_info: Any = None, analyze: bool = False,
+    ) -> tuple[dict[str, Any], bool]:  # fmt: skip
+        """A Reversi board searched through to the end of the game, without
+        probable cut-offs (the exact solver assumes Othello's passes):
+        ``(raw, exact)``; when exact, the scores are final disc differences,
+        else a limit came first and ``raw`` is the deepest search done."""
+        raw = self._mid(board, MAX_DEPTH, time, nodes, on_info, analyze=analyze, exact=True)
+        if raw["aborted"] or raw["depth"] < board.empties:
+            return raw, False
+        raw["score"] = _end_discs(raw["score"])
+        raw["moves"] = [(sq, _end_discs(v), searched) for sq, v, searched in raw["moves"]]
+        return raw, True
 
     def solve(
         self,
@@ -519,12 +549,9 @@ class Engine:
         with self._locked():
             self._prepare(board)
             if board.rules is Rules.REVERSI:  # a midgame search through to the end
-                raw = self._mid(board, MAX_DEPTH, time, nodes, exact=True)
-                if raw["aborted"] or raw["depth"] < board.empties:  # a limit came first
+                raw, exact = self._reversi_end(board, time, nodes)
+                if not exact:  # a limit came first
                     return self._result(raw, exact=False)
-                value = raw["score"]
-                win = _core.SCORE_WIN
-                raw["score"] = value - win if value >= win else value + win if value <= -win else 0
             else:
                 raw = self._searcher.search(
                     board.player, board.opponent, mode=MODE_WLD if wld else MODE_EXACT,
@@ -578,6 +605,13 @@ class Engine:
             f"{k}={getattr(self, k)}" for k in ("depth", "time", "nodes") if getattr(self, k)
         )
         return f"Engine({self._evaluator.describe()}{', ' + limits if limits else ''})"
+
+
+def _end_discs(value: int) -> int:
+    """A midgame score of a finished game (``SCORE_WIN`` + margin, or 0 for a
+    draw) as the final disc difference."""
+    win = _core.SCORE_WIN
+    return value - win if value >= win else value + win if value <= -win else 0
 
 
 _DISC_EVALUATOR: Final = make_evaluator("default")
