@@ -50,6 +50,21 @@ def test_solve_reports_a_mismatch(tmp_path: Path) -> None:
     assert proc.stdout.splitlines()[1].split()[5] == "no"
 
 
+def test_a_partial_score_list_is_checked_move_by_move(tmp_path: Path) -> None:
+    """FFO #1 lists G8 +18, H1 +12, H7 +6...: a line listing only H1 +12 is
+    right (it used to be called a mismatch: +12 is not the value, +18), one
+    listing H1 +14 is wrong; a move listed twice is refused."""
+    board = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X"
+    suite = tmp_path / "partial.obf"
+    suite.write_text(f"{board}; H1:+12\n{board}; H1:+12; H7:+6\n{board}; H1:+14\n")
+    proc = run("solve", str(suite))
+    assert proc.returncode == 1
+    assert [row.split()[5] for row in proc.stdout.splitlines()[1:4]] == ["yes", "yes", "no"]
+    suite.write_text(f"{board}; G8:+18; G8:-50\n")
+    proc = run("solve", str(suite))
+    assert proc.returncode == 2 and "move g8 is listed twice" in proc.stderr
+
+
 def test_solve_bad_file_is_a_clean_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.obf"
     bad.write_text("this is not a board\n")

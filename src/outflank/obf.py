@@ -29,7 +29,8 @@ class ObfEntry:
 
     @property
     def best_score(self) -> int | None:
-        """The best listed score (the position's exact value), if any."""
+        """The best listed score: the position's exact value when the best
+        move is among those listed (suites list every move, or the best)."""
         return max(self.scores.values()) if self.scores else None
 
     @property
@@ -56,6 +57,8 @@ def parse_obf_line(text: str, line: int = 0) -> ObfEntry:
         if len(digits) > 2 or int(digits) > 64:  # a final disc difference: -64..64
             raise InvalidBoardError(f"move score out of range -64..64: {item.strip()[:40]!r}")
         move = Move.from_str(match.group(1))
+        if move in scores:
+            raise InvalidBoardError(f"move {move} is listed twice")
         if not board.is_legal(move):
             raise InvalidBoardError(f"listed move {move} is not legal in the position")
         scores[move] = int(match.group(2))
