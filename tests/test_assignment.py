@@ -174,6 +174,10 @@ def test_output_in_a_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "input.txt").write_text(SEED_INPUT)
     with pytest.raises(OutflankError, match=r"cannot write .*: no folder .*nowhere"):
         run_task(tmp_path / "input.txt", tmp_path / "nowhere" / "output.txt")
+    (tmp_path / "out").mkdir()  # the error named the temporary file it tried to rename
+    with pytest.raises(OutflankError, match=r"cannot write .*out: it is a folder"):
+        run_task(tmp_path / "input.txt", tmp_path / "out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["input.txt", "out"]  # no temp left
 
 
 def test_variants_through_the_cli(tmp_path: Path) -> None:

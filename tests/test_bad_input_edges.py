@@ -137,3 +137,16 @@ def test_a_star_cell_is_refused_not_read_as_empty() -> None:
         for parse in (Board.from_obf, parse_position):
             with pytest.raises(InvalidBoardError, match="'\\*' is not an OBF cell"):
                 parse(text)
+
+
+def test_wrong_types_for_a_board_are_outflank_errors() -> None:
+    """They raised TypeError or AttributeError, or were taken as bitboards."""
+    for make in (
+        lambda: Board(1.5, 0),
+        lambda: Board("x"),
+        lambda: Board(True, False),
+        lambda: Board.from_obf(None),  # type: ignore[arg-type]
+        lambda: Board().count(5),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(OutflankError):
+            make()

@@ -175,3 +175,25 @@ def test_bad_turn_or_rules_rejected() -> None:
 def test_a_bool_is_not_a_square() -> None:
     with pytest.raises(InvalidMoveError):
         Move(True)  # type: ignore[arg-type]
+
+
+def test_parse_position_reads_every_notation_the_readme_names() -> None:
+    """Start, transcript, OBF, OBF then moves, and ASCII (str(board), with its
+    side to move); a leading byte-order mark is ignored."""
+    import random
+
+    from outflank.board import parse_position
+
+    rng = random.Random(3)
+    for _ in range(40):
+        board = Board()
+        for _ in range(rng.randrange(0, 50)):
+            if board.is_game_over():
+                break
+            board.push(rng.choice(board.legal_moves))
+        position = board.copy(stack=False)
+        assert parse_position(str(board)) == position
+        assert parse_position(board.obf()) == position
+        assert parse_position("\ufeff" + board.transcript()) == position
+        assert parse_position(board.root().obf() + " " + board.transcript()) == position
+    assert parse_position("start") == Board()

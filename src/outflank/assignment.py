@@ -174,6 +174,8 @@ def write_atomic(path: Path, text: str) -> None:
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise OutflankError(f"cannot write {path}: no folder {directory}")
+    if path.is_dir():
+        raise OutflankError(f"cannot write {path}: it is a folder")
     try:
         mode = stat.S_IMODE(path.stat().st_mode)  # an existing file keeps its permissions
     except FileNotFoundError:

@@ -27,6 +27,7 @@ from outflank.errors import (
     IllegalMoveError,
     InvalidBoardError,
     InvalidMoveError,
+    OutflankError,
     SearchLimitError,
 )
 
@@ -224,6 +225,9 @@ class Board:
         turn: Color = BLACK,
         rules: Rules | str = Rules.OTHELLO,
     ) -> None:
+        for name, bits in (("black", black), ("white", white)):
+            if isinstance(bits, bool) or not isinstance(bits, int):
+                raise InvalidBoardError(f"{name} must be a bitboard int, not {bits!r}"[:120])
         if not (0 <= black <= _FULL and 0 <= white <= _FULL):
             raise InvalidBoardError("bitboards must be in 0 .. 2**64-1")
         if black & white:
@@ -298,7 +302,11 @@ class Board:
 
     def count(self, color: Color) -> int:
         """Number of discs of a colour (``BLACK``/``WHITE``, or their values 0/1)."""
-        return _popcount(self._black if Color(color) is BLACK else self._white)
+        try:
+            color = Color(color)
+        except ValueError:
+            raise OutflankError(f"no colour {color!r}: BLACK or WHITE (0 or 1)") from None
+        return _popcount(self._black if color is BLACK else self._white)
 
     def score(self) -> tuple[int, int]:
         """Disc counts as ``(black, white)``."""
@@ -473,6 +481,8 @@ class Board:
     @classmethod
     def from_obf(cls, text: str, rules: Rules | str = Rules.OTHELLO) -> Board:
         """Parse an OBF line; anything after a ``;`` (listed move scores) is ignored."""
+        if not isinstance(text, str):
+            raise InvalidBoardError(f"an OBF line is a str, not {type(text).__name__}")
         body = text.split(";", 1)[0].strip()
         if "*" in body:  # black in GGF, an empty square in seed 002's boards: ambiguous
             raise InvalidBoardError(
@@ -588,16 +598,22 @@ _OBF_THEN_MOVES = re.compile(r"([XOxo\-.*]{64}\s+[XOxo])\s+(?=[a-h][1-8]|pass)",
 
 def parse_position(text: str, rules: Rules | str = Rules.OTHELLO) -> Board:
     """A position as people write one: ``start`` (or nothing), a transcript
-    from the start (``f5d6c3``), an OBF line, or an OBF line followed by moves
-    played from it (what a transcript export of such a game holds). The moves
-    are the board's history: ``move_stack``, from ``root()``.
+    from the start (``f5d6c3``), an OBF line, an OBF line followed by moves
+    played from it (what a transcript export of such a game holds), or an
+    ASCII board of several lines (``str(board)``; the side to move from its
+    "white to move", else black). The moves are the board's history:
+    ``move_stack``, from ``root()``.
 
     Raises :class:`InvalidBoardError` naming what is wrong; text that begins
     with board cells is read as OBF, so its errors come from the OBF parser.
     """
-    stripped = text.strip()
+    stripped = text.strip().lstrip("\ufeff").strip()  # a byte-order mark from a file
     if stripped.lower() in ("", "start", "initial"):
         return Board(rules=rules)
+    if "\n" in stripped:  # rows of an ASCII board
+        mover = re.search(r"\b(black|white) to move\b", stripped, re.IGNORECASE)
+        turn = WHITE if mover and mover[1].lower() == "white" else BLACK
+        return Board.from_ascii(stripped, turn, rules)
     then_moves = _OBF_THEN_MOVES.match(stripped)
     if then_moves:
         start = Board.from_obf(then_moves[1], rules)
