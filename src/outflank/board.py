@@ -593,6 +593,9 @@ class Board:
 
 
 _CELLS = re.compile(r"[XOxo\-.*]{16}")  # how an OBF line begins (a transcript has no such run)
+_ASCII_ROW = re.compile(
+    r"^[ \t1-8]*[XxBb●OoWw○\-.*_](?:[ \t]*[XxBb●OoWw○\-.*_]){7}[ \t1-8]*$", re.M
+)
 _OBF_THEN_MOVES = re.compile(r"([XOxo\-.*]{64}\s+[XOxo])\s+(?=[a-h][1-8]|pass)", re.IGNORECASE)
 
 
@@ -610,14 +613,14 @@ def parse_position(text: str, rules: Rules | str = Rules.OTHELLO) -> Board:
     stripped = text.strip().lstrip("\ufeff").strip()  # a byte-order mark from a file
     if stripped.lower() in ("", "start", "initial"):
         return Board(rules=rules)
-    if "\n" in stripped:  # rows of an ASCII board
-        mover = re.search(r"\b(black|white) to move\b", stripped, re.IGNORECASE)
-        turn = WHITE if mover and mover[1].lower() == "white" else BLACK
-        return Board.from_ascii(stripped, turn, rules)
     then_moves = _OBF_THEN_MOVES.match(stripped)
     if then_moves:
         start = Board.from_obf(then_moves[1], rules)
         return Board.from_transcript(stripped[then_moves.end() :], start=start)
     if _CELLS.match(stripped):
         return Board.from_obf(stripped, rules)
+    if _ASCII_ROW.search(stripped):  # rows of an ASCII board
+        mover = re.search(r"\b(black|white) to move\b", stripped, re.IGNORECASE)
+        turn = WHITE if mover and mover[1].lower() == "white" else BLACK
+        return Board.from_ascii(stripped, turn, rules)
     return Board.from_transcript(stripped, rules)
