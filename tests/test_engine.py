@@ -13,7 +13,7 @@ import pytest
 
 import engine_oracle
 import oracle
-from outflank import PASS, Board, Rules, _core
+from outflank import PASS, Board, Move, Rules, _core
 from outflank.engine import LEVELS, Engine, MoveScore, SearchInfo, SearchResult
 from outflank.errors import GameOverError, OutflankError, SearchLimitError
 from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
@@ -643,6 +643,19 @@ def test_an_on_info_callback_calling_its_own_engine_gets_an_error_not_a_deadlock
     assert result.depth == 3 and len(refused) == 3
     assert refused[0].startswith("the engine is searching: an on_info callback cannot call it")
     assert engine.evaluate(board) == Engine().evaluate(board)  # usable again afterwards
+
+
+def test_a_game_end_with_empty_squares_at_the_horizon_is_scored_as_such() -> None:
+    """After h8 neither side can move, with one square empty: the game is
+    over, +4 for white (the empty square to the winner). A depth-1 search used
+    to score that leaf with the evaluator, as if play went on."""
+    board = Board.from_obf("-XXXXXXXOOXXXXXXOOOXOXXXOXOOXOXXOXOOOXXOOXXXXXXOOOOOOXXOOOOOOOX- O")
+    after = board.copy()
+    after.push("h8")
+    assert after.is_game_over() and after.empties == 1
+    for name in ("weights", "fish", "heuristic", "default"):
+        scores = {m.move: m.score for m in Engine(name, endgame=0).analyze(board, depth=1)}
+        assert scores[Move.from_str("h8")] == 4.0, name
 
 
 def test_a_forced_pass_at_the_root_uses_up_no_depth() -> None:

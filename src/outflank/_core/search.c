@@ -158,9 +158,12 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
     ++s->nodes;
     if (search_should_stop(s)) return 0;
     if (depth <= 0 || ply >= MAX_PLY - 1) {
-        /* a game over at the horizon is scored as such when it is cheap to
-         * see: a full board, a side wiped out, a Reversi mover stuck */
-        if (!~(P | O) || !P || !O || (s->reversi && !bb_moves(P, O))) return mid_terminal(P, O);
+        /* a game over at the horizon is scored as such: a full board, a
+         * side wiped out, a mover without a move under Reversi rules, or
+         * (Othello) neither side with one; the opponent's moves are only
+         * generated in the rare case of a mover without any */
+        if (!~(P | O) || !P || !O) return mid_terminal(P, O);
+        if (!bb_moves(P, O) && (s->reversi || !bb_moves(O, P))) return mid_terminal(P, O);
         return eval_evaluate(&s->ev, P, O);
     }
     if (depth >= 2) tt_prefetch(&s->tt, P, O);
