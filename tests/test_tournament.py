@@ -222,3 +222,28 @@ def test_an_engines_name_option_names_it_and_bad_options_are_refused(tmp_path: P
     assert {s.name for s in result.standings} == {"ob", "random:1"}
     assert all(g.forfeit is None for g in result.games)
     assert "PW[ob]" in result.games[0].ggf and "| ob |" in result.table()
+
+
+def test_replay_follows_a_reversi_record_to_its_early_end(tmp_path: Path) -> None:
+    """RU[Reversi]: the game ends when the mover cannot move, where Othello
+    would pass and go on. The replay used Othello rules and never got to the
+    end (no final line)."""
+    import random
+
+    from outflank.board import Board, Rules
+    from outflank.ggf import GameRecord
+
+    for seed in range(200):  # a game whose end Othello rules would not call an end
+        rng, board = random.Random(seed), Board(rules=Rules.REVERSI)
+        while not board.is_game_over():
+            board.push(rng.choice(board.legal_moves))
+        if Board(board.black, board.white, board.turn).legal_moves:
+            break
+    path = tmp_path / "r.ggf"
+    path.write_text(GameRecord.from_board(board).to_ggf() + "\n")
+    replay = subprocess.run(
+        [sys.executable, "-m", "outflank", "replay", str(path)],
+        capture_output=True, text=True, env=cli_env(), timeout=60,
+    )  # fmt: skip
+    assert replay.returncode == 0, replay.stderr
+    assert "final: " in replay.stdout

@@ -2,8 +2,11 @@
 
 An :class:`Evaluator` is a small immutable description (a name and its
 parameters) that :class:`outflank.engine.Engine` hands to the C search.
-Every evaluator scores a position from the side to move's view and is
-antisymmetric (what is good for one side is as bad for the other).
+Every evaluator scores a position from the side to move's view. The seeds'
+evaluators are antisymmetric (what is good for one side is as bad for the
+other); ``default`` is not quite: its fitted weights include the side to
+move's parity and a per-phase constant, as an exact score depends on who
+moves.
 
 =============  ==================================================  ===========
 name           what it scores (parameters)                         unit

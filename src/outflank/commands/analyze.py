@@ -15,7 +15,11 @@ HELP = "analyse a position (OBF line or transcript): info per depth, then every 
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("position", type=board_argument, help='OBF line, transcript or "start"')
+    parser.add_argument(
+        "position",
+        type=board_argument,
+        help='OBF line (then moves), transcript, ASCII board or "start"',
+    )
     limit = parser.add_mutually_exclusive_group()
     limit.add_argument("--depth", type=int, help="search depth in plies")
     limit.add_argument(

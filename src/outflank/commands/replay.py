@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     print(_header(rec, args.game, len(records)))
     if "C" in rec.tags:
         print(f"comment: {rec.tags['C']}")
-    board = Board(rec.start.black, rec.start.white, rec.start.turn)
+    board = Board(rec.start.black, rec.start.white, rec.start.turn, rec.rules)
     final = rec.board()
     if args.final:
         print(final)
