@@ -103,6 +103,25 @@ def test_undo_against_the_ai_returns_to_the_human(client: TestClient) -> None:
     assert redone["cursor"] == 2 and redone["turn"] == "black"
 
 
+def test_undo_against_the_ai_keeps_the_start_and_the_ais_opening(client: TestClient) -> None:
+    """Undo takes back to the person's last turn after the start position:
+    it used to take the start's own moves apart, two by two."""
+    game_id, seats, _ = new_game(client, white=LEVEL1, start="f5d6c3d3c4")
+    wait_for(client, game_id, lambda s: s["cursor"] == 6)  # white (the AI) answered
+    undo = f"/api/games/{game_id}/undo"
+    refused = client.post(undo, json={"seat": seats["black"]})
+    assert refused.status_code == 409 and refused.json()["error"] == "nothing to undo"
+    move(client, game_id, seats["black"], wait_for(client, game_id, lambda s: True)["legal"][0])
+    wait_for(client, game_id, lambda s: s["cursor"] == 8)
+    assert client.post(undo, json={"seat": seats["black"]}).json()["cursor"] == 6
+    assert client.post(undo, json={"seat": seats["black"]}).status_code == 409
+    # as white against an AI that opened, there is nothing of yours to take back
+    game_id, seats, _ = new_game(client, black=LEVEL1)
+    wait_for(client, game_id, lambda s: s["cursor"] == 1)
+    refused = client.post(f"/api/games/{game_id}/undo", json={"seat": seats["white"]})
+    assert refused.status_code == 409
+
+
 def test_undo_while_the_ai_thinks_says_nobody_thinks(client: TestClient) -> None:
     """The undo's state must not name the search it has just made stale: that
     search ends without publishing anything, so the page would show "White

@@ -438,3 +438,84 @@ def test_the_page_says_when_the_server_is_gone_and_when_it_is_back(
         page.wait_for_function("document.querySelectorAll('#movelist li').length === 1")
     finally:
         stop_server(proc)
+
+
+def test_two_sliders_moved_with_the_mouse_both_reach_the_server(server: str, page: Any) -> None:
+    """The second change was sent with the settings the card was last drawn
+    with, so it quietly put the first slider back on the server."""
+    _new_game(page, server, "regions")
+    game_id = page.url.rsplit("/", 1)[-1].split("?")[0]
+    for name, value in (("corner", 43), ("edge", -43)):
+        page.eval_on_selector(
+            f"#ai-settings input[name={name}]",
+            "(el, v) => { el.value = v; el.dispatchEvent(new Event('change')); }",
+            value,
+        )
+    page.wait_for_function(
+        f"() => fetch('/api/games/{game_id}').then(r => r.json())"
+        ".then(s => s.players.white.edge === -43)"
+    )
+    white = _api(server, f"/api/games/{game_id}")["players"]["white"]
+    assert (white["corner"], white["edge"]) == (43, -43)
+
+
+def test_hints_leave_when_the_replay_steps_on(server: str, page: Any) -> None:
+    _new_game(page, server, "human", start="f5d6c3d3c4f4")
+    page.click("#movelist li[data-ply='2']")
+    page.wait_for_selector("#replay-banner:not([hidden])")
+    page.click("#btn-hint")
+    page.wait_for_selector("text.hint")
+    page.click("#rp-next")
+    page.wait_for_selector("#replay-banner:has-text('Replaying move 3')")
+    page.wait_for_timeout(500)  # the move's animation, then the redraw
+    assert page.locator("text.hint").count() == 0
+
+
+def test_undo_is_off_until_you_have_a_move_to_take_back(server: str, page: Any) -> None:
+    """As white against the computer: its opening is not yours to undo."""
+    _new_game(page, server, "greedy", color="white")
+    page.wait_for_function("document.querySelectorAll('#movelist li').length === 1")
+    assert page.is_disabled("#btn-undo")
+    page.click(f"rect[data-square={page.get_attribute('[data-legal]', 'data-legal')}]")
+    page.wait_for_function("document.querySelectorAll('#movelist li').length === 3")
+    page.wait_for_selector("#btn-undo:enabled")
+
+
+def test_a_landscape_phone_shows_the_whole_board_and_the_end_card_on_it(
+    server: str, browser: Any
+) -> None:
+    context = browser.new_context(viewport={"width": 667, "height": 375})
+    page = context.new_page()
+    try:
+        _new_game(page, server, "human", start=_near_end_obf())
+        page.click(f"rect[data-square={page.get_attribute('[data-legal]', 'data-legal')}]")
+        page.wait_for_selector("#endscreen:not([hidden])")
+        page.locator("#board").scroll_into_view_if_needed()
+        board = page.locator(".board-wrap").bounding_box()
+        card = page.locator(".end-card").bounding_box()
+        top = page.evaluate("document.querySelector('.topbar').getBoundingClientRect().bottom")
+        assert board["height"] <= 375 - max(0, top)  # no sticky bar hides part of it
+        assert card["x"] >= board["x"] and card["x"] + card["width"] <= board["x"] + board["width"]
+    finally:
+        context.close()
+
+
+def test_a_new_state_keeps_the_controls_that_did_not_change(server: str, page: Any) -> None:
+    """The share links and the move list were rebuilt on every state, so a
+    click that spanned one was lost (and "Copied" went back to "Copy"); the
+    search box came and went, moving the column under the mouse."""
+    _new_game(page, server, "human", start="f5")
+    game_id = page.url.rsplit("/", 1)[-1].split("?")[0]
+    page.wait_for_selector("#movelist li")
+    page.evaluate(
+        "window.kept = [document.querySelector('#share button'),"
+        " document.querySelector('#movelist li')]"
+    )
+    seats = page.evaluate(f"JSON.parse(localStorage.getItem('outflank.seats.{game_id}'))")
+    _api(server, f"/api/games/{game_id}/moves", {"seat": seats["white"], "move": "d6"})
+    page.wait_for_function("document.querySelectorAll('#movelist li').length === 2")
+    assert page.evaluate("window.kept.every((el) => el.isConnected)")
+    # against the computer the search box keeps its place between moves
+    _new_game(page, server, "level")
+    box = page.locator("#engine-info")
+    assert box.is_visible() is False and box.bounding_box() is not None  # there, not shown

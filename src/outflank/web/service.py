@@ -457,7 +457,8 @@ class GameService:
             if friends:
                 cursor = self._friend_step(rep, game.cursor, color, direction)
             elif direction < 0:
-                found = [p for p in range(game.cursor) if stop_at(p)]
+                start = sum(1 for m in rep.moves if m["by"] == "setup")  # the start stays
+                found = [p for p in range(start, game.cursor) if stop_at(p)]
                 if not found:
                     raise GameError(409, "nothing to undo")
                 cursor = found[-1]

@@ -1,6 +1,6 @@
 // outflank web page: wires the board, the panels and the server together.
 import { ApiError, GameConnection, request } from "./api.js";
-import { BoardView, squareIndex } from "./board.js";
+import { BoardView, hintScore, squareIndex } from "./board.js";
 import { LearnView } from "./learn.js";
 import { levelRange, renderAISettings, renderGraph, renderMoveList, renderPlayers, renderShare } from "./panels.js";
 
@@ -147,7 +147,8 @@ function renderChrome() {
   $("exp-ggf").href = `/api/games/${g.id}/ggf`;
   $("exp-txt").href = `/api/games/${g.id}/transcript`;
   $("game-id").textContent = `game ${g.id}` + (g.rules === "reversi" ? " · Reversi rules" : "");
-  let hasUndo = g.moves.slice(0, g.cursor).some((m) => m.by !== "auto");
+  // back to a turn of yours after the start position (as the server does)
+  let hasUndo = g.moves.slice(0, g.cursor).some((m) => m.by !== "auto" && m.by !== "setup" && m.color === ui.you);
   let hasRedo = g.redo > 0;
   if (g.players.black.kind === "human" && g.players.white.kind === "human") {
     // between two people each takes back (or replays) only their own move
@@ -156,6 +157,9 @@ function renderChrome() {
     hasUndo = played.length > 0 && played[played.length - 1].color === ui.you;
     hasRedo = next !== undefined && next.color === ui.you;
   }
+  // the search's progress box keeps its place in games with an AI: the
+  // column does not jump when it comes and goes
+  $("engine-info").hidden = g.players.black.kind !== "ai" && g.players.white.kind !== "ai";
   // two AIs: an undone move would be played again at once (replay shows the past)
   const watching = g.players.black.kind === "ai" && g.players.white.kind === "ai";
   $("btn-undo").disabled = !ui.you || watching || !hasUndo || ui.viewPly !== null;
@@ -252,7 +256,7 @@ function onEvent(event) {
       }
       if (st.version > ui.thinkingVersion) {
         ui.thinking = st.thinking;
-        if (!st.thinking) $("engine-info").hidden = true;
+        if (!st.thinking) $("engine-info").classList.add("idle");
       }
       ui.hints = null;
       refreshEvals();
@@ -264,14 +268,14 @@ function onEvent(event) {
   } else if (event.type === "thinking") {
     ui.thinking = event.color;
     ui.thinkingVersion = ui.latest ? ui.latest.version : 0;
-    $("engine-info").hidden = true;
+    $("engine-info").classList.add("idle");
     if (ui.game) {
       renderStatus();
       renderPlayers(ui.game, ui.you, ui.game.counts, ui.game.turn, ui.thinking);
     }
   } else if (event.type === "info") {
     const info = $("engine-info");
-    info.hidden = false;
+    info.classList.remove("idle");
     const nps = event.nps ? `${(event.nps / 1e6).toFixed(2)} Mn/s` : "";
     const score = event.score === null ? "?" : `${event.score > 0 ? "+" : ""}${Math.round(event.score * 100) / 100}`;
     info.innerHTML = "";
@@ -367,7 +371,7 @@ async function showHints() {
     const best = data.moves[0];
     renderChrome();
     if (best) {
-      const v = best.score === null ? "" : ` (${best.score > 0 ? "+" : ""}${Math.round(best.score * 10) / 10}${best.exact ? " exact" : ""})`;
+      const v = best.score === null ? "" : ` (${hintScore(best.score, best.exact)}${best.exact ? " exact" : ""})`;
       $("status").innerHTML = `<span>Hint for ${data.turn}: best is <b>${best.move}</b>${v}</span>`;
     }
   } catch (err) {
@@ -409,6 +413,7 @@ async function stepReplay(delta) {
   if (delta === 1 && ui.viewPly !== null && to <= g.cursor) {
     const m = g.moves[from];
     ui.viewPly = to;
+    ui.hints = null; // they were for the position before this move
     if (m.move !== "pass") {
       board.setMarks({ last: m.move });
       await board.animateMove(squareIndex(m.move), m.color, m.flips, options.anim);

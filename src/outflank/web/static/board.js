@@ -9,6 +9,11 @@ const FILES = "abcdefgh";
 export const squareName = (sq) => FILES[sq % 8] + (Math.floor(sq / 8) + 1);
 export const squareIndex = (name) => FILES.indexOf(name[0]) + 8 * (Number(name[1]) - 1);
 
+// A hint's score as the board and the status line show it: whole discs when
+// exact or large, else one decimal.
+export const hintScore = (v, exact) =>
+  (v > 0 ? "+" : "") + (Math.abs(v) >= 10 || exact ? Math.round(v) : v.toFixed(1));
+
 function el(tag, attrs = {}, parent = null) {
   const node = document.createElementNS(NS, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -138,8 +143,7 @@ export class BoardView {
           stroke: h.score === best ? "#fff" : "none", "stroke-width": 2,
         }, this.markLayer);
         const text = el("text", { class: "hint", x: cx, y: cy, fill: "#fff", "data-hint": h.move }, this.topLayer);
-        const v = h.score;
-        text.textContent = (v > 0 ? "+" : "") + (Math.abs(v) >= 10 || h.exact ? Math.round(v) : v.toFixed(1));
+        text.textContent = hintScore(h.score, h.exact);
       }
     }
   }

@@ -27,17 +27,26 @@ export function renderPlayers(state, you, counts, turn, thinkingColor) {
 
 export function renderMoveList(moves, cursor, viewPly, onPick) {
   const list = $("movelist");
-  list.innerHTML = "";
+  // items that still show the same move are kept (a click in progress on one
+  // survives a new state); only changed or new ones are made
+  while (list.children.length > moves.length) list.lastChild.remove();
   moves.forEach((m, i) => {
-    const li = document.createElement("li");
-    li.dataset.ply = i + 1;
-    if (i >= cursor) li.classList.add("future");
-    if (i + 1 === viewPly) li.classList.add("current");
-    if (m.move === "pass") li.classList.add("pass");
-    li.innerHTML = `<span class="n">${i + 1}</span><span class="d ${m.color}"></span>${m.move}`;
+    let li = list.children[i];
+    const identity = `${m.color} ${m.move}`;
+    if (!li || li.dataset.move !== identity) {
+      const fresh = document.createElement("li");
+      fresh.dataset.ply = i + 1;
+      fresh.dataset.move = identity;
+      if (m.move === "pass") fresh.classList.add("pass");
+      fresh.innerHTML = `<span class="n">${i + 1}</span><span class="d ${m.color}"></span>${m.move}`;
+      if (li) li.replaceWith(fresh);
+      else list.appendChild(fresh);
+      li = fresh;
+    }
+    li.classList.toggle("future", i >= cursor);
+    li.classList.toggle("current", i + 1 === viewPly);
     li.title = `${m.color} ${m.move}${m.by === "ai" && m.score !== null ? ` (AI score ${m.score}, depth ${m.depth})` : ""}`;
-    li.addEventListener("click", () => onPick(i + 1));
-    list.appendChild(li);
+    li.onclick = () => onPick(i + 1);
   });
   const current = list.querySelector(".current");
   if (current) {
@@ -118,7 +127,15 @@ export function renderAISettings(state, you, onChange, focused) {
     seat.className = "ai-seat";
     seat.textContent = `${color}: ${state.players[color].name}`;
     box.appendChild(seat);
-    const update = (name, value) => onChange(color, { ...spec, [name]: value });
+    // every slider of the seat as the page shows it: a change sent before the
+    // state of the previous one came back must not undo that previous one
+    const update = (name, value) => {
+      const next = { ...spec };
+      for (const input of box.querySelectorAll(`input[data-key^="${color}:"]`)) {
+        next[input.name] = Number(input.value);
+      }
+      onChange(color, { ...next, [name]: value });
+    };
     const add = (label, name, min, max) =>
       slider(box, label, name, min, max, spec[name], update, `${color}:${name}`);
     if (spec.ai === "regions") {
@@ -142,7 +159,6 @@ export function renderAISettings(state, you, onChange, focused) {
 export function renderShare(state, you, seats) {
   const card = $("share-card");
   const box = $("share");
-  box.innerHTML = "";
   const base = `${location.origin}/game/${state.id}`;
   const links = [];
   if (seats) {
@@ -153,6 +169,11 @@ export function renderShare(state, you, seats) {
     }
   }
   links.push(["Spectators", base, "spectate"]);
+  card.hidden = false;
+  const key = JSON.stringify(links);
+  if (box.dataset.links === key) return; // unchanged: its buttons (and "Copied") stay
+  box.dataset.links = key;
+  box.innerHTML = "";
   for (const [label, url, id] of links) {
     const row = document.createElement("div");
     row.className = "link";
@@ -165,5 +186,4 @@ export function renderShare(state, you, seats) {
     });
     box.appendChild(row);
   }
-  card.hidden = false;
 }
