@@ -447,10 +447,10 @@ class Engine:
         depth, time, nodes = self._limits(depth, time, nodes)
         with self._locked():
             self._prepare(board)
-            if self._solves(board, depth, depth_in_call) and board.rules is Rules.REVERSI:
-                raw, exact = self._reversi_end(board, time, nodes, on_info)
-                return self._result(raw, exact=exact)
             if self._solves(board, depth, depth_in_call):
+                if board.rules is Rules.REVERSI:
+                    raw, exact = self._reversi_end(board, time, nodes, on_info)
+                    return self._result(raw, exact=exact)
                 raw = self._searcher.search(
                     board.player, board.opponent, mode=MODE_EXACT, time=time or 0.0,
                     nodes=nodes or 0,
@@ -481,19 +481,16 @@ class Engine:
         depth, time, nodes = self._limits(depth, time, None)
         with self._locked():
             self._prepare(board)
-            if self._solves(board, depth, depth_in_call) and board.rules is Rules.REVERSI:
-                raw, exact = self._reversi_end(board, time, nodes, analyze=True)
-                if exact:
-                    return [
-                        MoveScore(_move(sq), float(v), True, board.empties)
-                        for sq, v, _ in raw["moves"]
-                    ]
-                return self._mid_scores(raw)  # a limit came first: its deepest analysis
             if self._solves(board, depth, depth_in_call):
-                raw = self._searcher.search(
-                    board.player, board.opponent, mode=MODE_EXACT, time=time or 0.0,
-                    nodes=nodes or 0, analyze=True,
-                )  # fmt: skip
+                if board.rules is Rules.REVERSI:
+                    raw, exact = self._reversi_end(board, time, nodes, analyze=True)
+                    if not exact:  # a limit came first: its deepest analysis
+                        return self._mid_scores(raw)
+                else:
+                    raw = self._searcher.search(
+                        board.player, board.opponent, mode=MODE_EXACT, time=time or 0.0,
+                        nodes=nodes or 0, analyze=True,
+                    )  # fmt: skip
                 if not raw["aborted"]:
                     return [
                         MoveScore(_move(sq), float(v), True, board.empties)
@@ -574,11 +571,8 @@ class Engine:
             raw = self._mid(board, min(_FALLBACK_DEPTH, board.empties), None, None)
         finally:
             self._evaluator.configure(self._searcher, self._reversi)
-        value, win = raw["score"], _core.SCORE_WIN
-        if abs(value) >= win:  # a game end seen: its disc difference
-            raw["score"] = value - win if value > 0 else value + win
-        else:
-            raw["score"] = value / 100
+        value = raw["score"]  # a game end seen is its disc difference
+        raw["score"] = _end_discs(value) if abs(value) >= _core.SCORE_WIN else value / 100
         raw["nodes"] += cut["nodes"]
         raw["elapsed"] += cut["elapsed"]
         return raw
