@@ -202,3 +202,29 @@ def test_a_time_limited_search_reports_all_the_work_it_did() -> None:
     result = Searcher().search(game, time=0.3)
     wall = time.perf_counter() - started
     assert result.elapsed >= 0.9 * wall and result.nodes > 0
+
+
+def test_a_searcher_moved_to_another_game_forgets_the_old_one() -> None:
+    """The table keys are positions of one game: a 4x4 Connect Four's empty
+    board has the same key as Tic-Tac-Toe's, and the searcher answered
+    "win in 9" for Tic-Tac-Toe from it."""
+    searcher = Searcher()
+    assert searcher.search(ConnectFour(4, 4, 3)).outcome() == "win in 9"
+    assert searcher.search(TicTacToe()).outcome() == "draw"
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [{"depth": 1.5}, {"depth": "3"}, {"depth": True}, {"nodes": float("nan")},
+     {"nodes": 2.5}, {"time": True}, {"time": "1"}],
+)  # fmt: skip
+def test_limits_must_be_numbers_of_the_right_kind(limits: dict) -> None:
+    """A fractional depth used to run as an unlimited solve (it never met
+    depth == 1), a NaN node limit was ignored."""
+    with pytest.raises(SearchLimitError):
+        Searcher().search(TicTacToe(), **limits)
+    if "depth" in limits:
+        with pytest.raises(SearchLimitError):
+            Searcher().analyze(TicTacToe(), limits["depth"])
+    with pytest.raises(SearchLimitError):
+        Searcher(tt_entries=1.5)  # type: ignore[arg-type]

@@ -90,6 +90,34 @@ def test_every_reachable_position_matches_plain_minimax() -> None:
         assert -oracle(grid(game), game.symbols[game.turn]) == expected
 
 
+def test_a_shared_searcher_never_calls_a_slow_win_exact() -> None:
+    """After a full solve, a depth-limited search with the same searcher met
+    the solve's table entries: a win in 5 from them was labelled exact
+    (and played) where a win in 3 exists beyond the depth."""
+    game = TicTacToe()
+    for text in ("6", "4"):
+        game.play_text(text)
+    searcher = Searcher()
+    searcher.search(game)
+    for text in ("7", "1"):
+        game.play_text(text)
+    assert Searcher().search(game).outcome() == "win in 3"
+    for depth in range(1, 6):
+        result = searcher.search(game, depth=depth)
+        if result.exact:
+            assert result.outcome() == "win in 3", depth
+    for moves in reachable(TicTacToe()).values():  # every position, the same way
+        if len(moves) != 4:
+            continue
+        game, searcher = replay(TicTacToe(), moves[:2]), Searcher()
+        searcher.search(game)
+        game = replay(TicTacToe(), moves)
+        truth = Searcher().search(game).score
+        for depth in (1, 2, 3):
+            result = searcher.search(game, depth=depth)
+            assert not result.exact or result.score == truth, (moves, depth)
+
+
 @pytest.mark.parametrize("ai", [0, 1])
 def test_ai_never_loses_against_any_replies(ai: int) -> None:
     searcher = Searcher()

@@ -100,6 +100,11 @@ class Game(ABC):
     def key(self) -> Hashable:
         """A transposition-table key identifying the position and the side to move."""
 
+    def variant(self) -> Hashable:
+        """What besides the position a table entry depends on (the game and
+        its size or rules): a searcher forgets its table when it changes."""
+        return type(self)
+
     @abstractmethod
     def copy(self) -> Game:
         """An independent copy of the current position (the history may be dropped)."""

@@ -16,6 +16,7 @@ k in a row) count 16 each, plus a bonus for stones in the centre columns.
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 
 from outflank.errors import IllegalMoveError, OutflankError
 from outflank.games.base import Game, parse_int
@@ -190,6 +191,9 @@ class ConnectFour(Game):
 
     def key(self) -> int:
         return self._bits[0] | self._bits[1] << (self.cols * self._h1)
+
+    def variant(self) -> Hashable:
+        return (type(self), self.cols, self.rows, self.k)
 
     def copy(self) -> ConnectFour:
         other = ConnectFour.__new__(ConnectFour)

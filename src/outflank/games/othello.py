@@ -12,7 +12,7 @@ the final disc margin (empties to the winner), so exact scores are margins.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 from outflank.board import BLACK, Board, Move, Rules
 from outflank.evaluation import SEED_002_WEIGHTS
@@ -91,6 +91,9 @@ class OthelloGame(Game):
 
     def heuristic(self) -> int:
         return max(-HEURISTIC_BOUND, min(HEURISTIC_BOUND, self._evaluate(self.board)))
+
+    def variant(self) -> Hashable:
+        return (type(self), self.board.rules)
 
     def key(self) -> int:
         board = self.board

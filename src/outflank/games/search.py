@@ -32,7 +32,7 @@ import time as _time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
-from outflank.errors import OutflankError, SearchLimitError
+from outflank.errors import GameOverError, SearchLimitError
 from outflank.games.base import Game
 
 __all__ = [
@@ -62,18 +62,27 @@ _RESOLVED = 1 << 30  # TT depth of an entry whose subtree met no depth cut-off
 _CHECK_EVERY = 2048
 
 
+def _whole(value: object) -> bool:
+    """An int, and not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def is_win_score(score: float) -> bool:
     """True for a score that proves a won or lost game."""
     return abs(score) > WIN
 
 
+def win_plies(score: float) -> int:
+    """The plies to the end of the game of a win or loss score."""
+    excess = int(abs(score)) - WIN
+    margin = (excess + MARGIN - 1) // MARGIN
+    return margin * MARGIN - excess
+
+
 def describe_score(score: float, exact: bool = False) -> str:
     """A person's reading of a score: ``"win in 3"``, ``"loss in 4"``, ``"draw"``, ``"+12"``."""
     if is_win_score(score):
-        excess = int(abs(score)) - WIN
-        margin = (excess + MARGIN - 1) // MARGIN
-        plies = margin * MARGIN - excess
-        return f"{'win' if score > 0 else 'loss'} in {plies}"
+        return f"{'win' if score > 0 else 'loss'} in {win_plies(score)}"
     if exact:
         return "draw" if score == 0 else f"{score:+g} exact"
     return f"{score:+g}"
@@ -151,11 +160,12 @@ class Searcher:
     """
 
     def __init__(self, tt_entries: int = 1 << 20) -> None:
-        if tt_entries < 1:
-            raise SearchLimitError(f"tt_entries must be positive, not {tt_entries}")
+        if not (_whole(tt_entries) and tt_entries >= 1):
+            raise SearchLimitError(f"tt_entries must be a whole number >= 1, not {tt_entries!r}")
         self._tt: dict[Hashable, tuple[int, int, int, Hashable]] = {}
         self._tt_limit = tt_entries
         self._game: Game | None = None
+        self._variant: Hashable = None
         self._quick_wins = True
         self.nodes = 0
         self._horizon = 0
@@ -201,8 +211,13 @@ class Searcher:
                 except _Abort:
                     break
                 elapsed = _time.perf_counter() - start
+                # a win (or loss) is the game's value once its length is within
+                # the depth searched: one that a table entry of an earlier, deeper
+                # search brought from beyond it may hide a quicker win
                 exact = self._horizon == horizon_before or (
-                    is_win_score(score) and not game.margin_utility
+                    is_win_score(score)
+                    and not game.margin_utility
+                    and win_plies(score) <= iteration
                 )
                 pv = self._principal_variation(game, move, iteration)
                 nps = _rate(self.nodes, elapsed)
@@ -239,7 +254,9 @@ class Searcher:
                 finally:
                     game.undo()
                 exact = self._horizon == horizon_before or (
-                    is_win_score(score) and not game.margin_utility
+                    is_win_score(score)
+                    and not game.margin_utility
+                    and win_plies(score) <= remaining
                 )
                 scores.append(MoveScore(move, score, exact))
         finally:
@@ -250,16 +267,21 @@ class Searcher:
     # ------------------------------------------------------------ internals
     @staticmethod
     def _validate(game: Game, depth: int | None, time: float | None, nodes: int | None) -> None:
-        if depth is not None and depth < 1:
-            raise SearchLimitError(f"search depth must be at least 1, not {depth}")
-        if time is not None and not time > 0:
-            raise SearchLimitError(f"search time must be positive, not {time}")
-        if nodes is not None and nodes < 1:
-            raise SearchLimitError(f"node limit must be positive, not {nodes}")
+        if depth is not None and not (_whole(depth) and depth >= 1):
+            raise SearchLimitError(f"search depth must be a whole number >= 1, not {depth!r}")
+        if time is not None and (
+            isinstance(time, bool) or not (isinstance(time, int | float) and time > 0)
+        ):
+            raise SearchLimitError(f"search time must be a positive number, not {time!r}")
+        if nodes is not None and not (_whole(nodes) and nodes >= 1):
+            raise SearchLimitError(f"node limit must be a whole number >= 1, not {nodes!r}")
         if game.is_over():
-            raise OutflankError(f"the game is over ({game.result_text()}): nothing to search")
+            raise GameOverError(f"the game is over ({game.result_text()}): nothing to search")
 
     def _begin(self, game: Game, start: float, time: float | None, nodes: int | None) -> None:
+        if game.variant() != self._variant:  # another game: its keys mean other positions
+            self._tt.clear()
+            self._variant = game.variant()
         self._game = game
         self._quick_wins = not game.margin_utility
         self.nodes = 0

@@ -12,6 +12,8 @@ times more per stone.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from outflank.errors import IllegalMoveError, OutflankError
 from outflank.games.base import HEURISTIC_BOUND, Game, parse_int
 
@@ -148,6 +150,9 @@ class MNK(Game):
 
     def key(self) -> int:
         return self._bits[0] | self._bits[1] << self.cells
+
+    def variant(self) -> Hashable:
+        return (MNK, self.rows, self.cols, self.k)
 
     def copy(self) -> MNK:
         other = MNK.__new__(type(self))
