@@ -196,3 +196,16 @@ def test_adjusting_a_level_changes_its_engine_limits_and_keeps_the_rest() -> Non
     explicit = make_player("engine:evaluator=regions,depth=3")
     explicit.adjust(lookahead=5)
     assert explicit.depth == 5 and explicit.describe_settings().endswith("depth=5")
+
+
+def test_the_regions_look_ahead_keeps_seed_004s_range_under_any_name() -> None:
+    """`set depth=12` went around the 2-10 plies that `lookahead` keeps."""
+    player = make_player("regions")
+    for bad in ({"depth": 1}, {"depth": 12}, {"lookahead": 10, "depth": 3}):
+        with pytest.raises(OutflankError):
+            player.adjust(**bad)
+    player.adjust(depth=7)
+    assert player.describe_settings().endswith("depth=7")
+    other = make_player("weights")
+    other.adjust(depth=12)  # outside seed 004, a depth is any depth
+    assert other.describe_settings().endswith("depth=12")

@@ -286,6 +286,11 @@ class EnginePlayer(BasePlayer):
         with ``depth=``/``time=``), else the engine's, so that a level keeps
         its other settings (exact endgame, random moves)."""
         own, depth, time_limit = self._limits()
+        if "lookahead" in settings and "depth" in settings:
+            raise OutflankError("give lookahead or depth, not both (they are the same plies)")
+        evaluator = settings.get("evaluator", self.engine.evaluator.name)
+        if evaluator == "regions" and "depth" in settings:  # seed 004's look-ahead, its range too
+            settings["lookahead"] = settings.pop("depth")
         if "lookahead" in settings:
             plies = settings.pop("lookahead")
             low, high = MIN_LOOKAHEAD, MAX_LOOKAHEAD
