@@ -237,3 +237,14 @@ def test_play_undo_round_trip(data: st.DataObject) -> None:
         assert (game.key(), game.render(), game.turn, game.legal_moves()) == snapshots.pop()
         assert game.winner() is None
     assert game.ply == 0 and copy.is_over()
+
+
+def test_a_solve_from_the_table_reports_its_line_to_the_end() -> None:
+    """A proven draw answered from the table said "depth 1": the deepest ply
+    that search visited, not how far the answer looks."""
+    searcher = Searcher()
+    searcher.search(TicTacToe())
+    game = TicTacToe()
+    game.play_text("5")
+    result = searcher.search(game)
+    assert result.outcome() == "draw" and result.depth == 8 == len(result.pv)

@@ -221,7 +221,11 @@ class Searcher:
                 )
                 pv = self._principal_variation(game, move, iteration)
                 nps = _rate(self.nodes, elapsed)
-                reached = iteration if iteration < max_depth or depth else self._seldepth
+                # a solve reports how deep it saw: the deepest ply it visited, or
+                # its line to the end when the table already held the answer
+                reached = (
+                    iteration if iteration < max_depth or depth else max(self._seldepth, len(pv))
+                )
                 best = SearchResult(move, score, pv, reached, self.nodes, elapsed, nps, exact)
                 if on_info is not None:
                     on_info(SearchInfo(reached, score, self.nodes, nps, pv, elapsed))
