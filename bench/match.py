@@ -30,8 +30,9 @@ import signal
 import sys
 import time
 from dataclasses import dataclass
-from multiprocessing import Pool
+from multiprocessing import Pool, TimeoutError, active_children
 from pathlib import Path
+from typing import Any
 
 try:
     import outflank  # noqa: F401
@@ -318,8 +319,11 @@ def run_match(
     res = Result()
     start = time.perf_counter()
     with Pool(workers, initializer=_init_worker, initargs=(spec_a, spec_b)) as pool:
+        started = active_children()  # the pool's workers: none of them ends before the pool
+        results = pool.imap_unordered(play_game, jobs)
         try:
-            for done, (_i, diff, ta, tb) in enumerate(pool.imap_unordered(play_game, jobs), 1):
+            for done in range(1, games + 1):
+                _i, diff, ta, tb = _next_result(results, started, pool)
                 res.add(diff, ta, tb)
                 if not quiet:
                     print(
@@ -336,6 +340,23 @@ def run_match(
         print(file=sys.stderr)
     res.seconds = time.perf_counter() - start  # type: ignore[attr-defined]
     return res
+
+
+def _next_result(results: Any, workers: list[Any], pool: Any) -> tuple[int, int, float, float]:
+    """The next finished game; a worker that died (killed, out of memory, a
+    crash in the core) took its game with it, and the pool would wait for that
+    game forever: that is an error."""
+    while True:
+        dead = [w for w in workers if w.exitcode is not None]
+        if dead:
+            pool.terminate()
+            raise OutflankError(
+                f"a worker process died (exit code {dead[0].exitcode}): its game is lost"
+            )
+        try:
+            return results.next(timeout=1.0)
+        except TimeoutError:
+            continue
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -361,10 +382,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"match.py: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # before the first game started
-        print("match.py: interrupted before any game was played", file=sys.stderr)
+        res = None
+    if res is None or res.games == 0:
+        print("match.py: interrupted before any game was finished", file=sys.stderr)
         return 130
     print(table(args.a, args.b, res, res.seconds))  # type: ignore[attr-defined]
-    return 0
+    return 130 if res.interrupted else 0
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import asyncio
 import json
 import os
 import random
+import signal
 import socket
 import statistics
 import subprocess
@@ -189,6 +190,10 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=50, help="simultaneous games (50)")
@@ -196,6 +201,10 @@ def main() -> int:
     parser.add_argument("--moves", choices=("http", "ws"), default="http", help="move transport")
     parser.add_argument("--ai-workers", type=int, default=2, help="server AI threads (2)")
     args = parser.parse_args()
+    if args.games < 1 or not args.seconds > 0 or args.ai_workers < 1:
+        parser.error("--games and --ai-workers must be at least 1, --seconds positive")
+    # SIGTERM like Ctrl-C: the finally below stops the server it started
+    signal.signal(signal.SIGTERM, _interrupt)
 
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "load.db"
@@ -230,4 +239,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the server is already stopped
+        print("web_load.py: interrupted", file=sys.stderr)
+        raise SystemExit(130) from None

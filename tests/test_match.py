@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -162,9 +164,33 @@ def test_interrupted_match_prints_the_games_played(sig: signal.Signals) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 0
+    assert proc.returncode == 130  # not a finished match, for a calling script
     rows = match_table(out)
     played = int(rows["games"].removesuffix(" (interrupted)"))
     assert rows["games"].endswith("(interrupted)") and 1 <= played < 100000
     wins, draws, losses = (int(x) for x in rows["A wins / draws / losses"].split(" / "))
     assert wins + draws + losses == played
+
+
+def test_a_worker_that_dies_ends_the_match_with_an_error() -> None:
+    """Its game was lost and the pool waited for it forever."""
+    proc = subprocess.Popen(
+        match_cmd("--a default:depth=3 --b heuristic:depth=3 --games 100000 --workers 2 --quiet"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+    )
+    try:
+        time.sleep(3.0)  # the workers are playing
+        children = subprocess.run(
+            ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True
+        ).stdout.split()
+        assert children
+        os.kill(int(children[0]), signal.SIGKILL)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 2 and "a worker process died" in err
