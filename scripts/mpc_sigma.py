@@ -74,6 +74,10 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
+    if not 1 <= args.min <= args.max <= 59:  # a random game reaches 1..59 empties
+        ap.error(f"need 1 <= --min <= --max <= 59, not {args.min}..{args.max}")
+    if args.positions < 2 or not 3 <= args.depth <= 60 or args.workers < 1:
+        ap.error("need --positions >= 2, --depth in 3..60 and --workers >= 1")
     positions = sample_positions(args.positions, args.min, args.max, args.seed)
     with Pool(args.workers) as pool:
         runs = pool.map(depth_scores, [(p, o, args.depth) for p, o in positions])

@@ -48,6 +48,10 @@ def main() -> int:
     args = ap.parse_args()
     if not 0 <= args.min <= args.max <= 24:
         ap.error("need 0 <= --min <= --max <= 24")
+    if not args.source.is_file():
+        ap.error(f"{args.source}: no such file")
+    if not args.target.parent.is_dir():  # before the solving, not after
+        ap.error(f"{args.target}: no folder {args.target.parent}")
     data = dict(np.load(args.source))
     empties = 64 - np.bitwise_count(data["P"] | data["O"]).astype(np.int64)
     labels = data["label"].copy()

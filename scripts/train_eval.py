@@ -283,6 +283,11 @@ def main() -> int:
         except (OSError, ValueError) as err:
             ap.error(f"--refit keeps the other anchors of --out: {err}")
 
+    for path in args.data:  # before hours of self-play, not after
+        if not path.is_file():
+            ap.error(f"--data {path}: no such file")
+    if not args.out.parent.is_dir():
+        ap.error(f"--out {args.out}: no folder {args.out.parent}")
     if args.cache and args.cache.exists():
         data = dict(np.load(args.cache))
         print(f"loaded {len(data['label'])} positions from {args.cache}")
