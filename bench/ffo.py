@@ -7,8 +7,8 @@ Per position: number, empties, best move, exact score, expected (listed)
 score, ok, nodes, wall-clock seconds, CPU seconds of this process, nodes per
 CPU second; then a total line. On a shared machine the CPU time is the
 fairer figure (run ``uptime`` alongside to see the load). The first line
-names the core's build in use (``OUTFLANK_NO_AVX2=1`` measures the generic
-one on an AVX2 machine).
+names the core's build in use (``OUTFLANK_NO_AVX512=1`` measures the AVX2
+one on an AVX-512 machine, ``OUTFLANK_NO_AVX2=1`` the generic one).
 """
 
 from __future__ import annotations

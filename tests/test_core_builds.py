@@ -1,17 +1,20 @@
-"""The two builds of the native core: the generic one and the AVX2 one.
+"""The builds of the native core: generic, AVX2 and AVX-512.
 
-`outflank._core` re-exports the build this processor runs fastest; both are
+`outflank._core` re-exports the build this processor runs fastest; all are
 compiled from the same sources and must agree exactly, move for move and
 node for node.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
+import random
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import given, settings
@@ -21,15 +24,31 @@ import outflank
 from outflank import _core, _core_generic
 from outflank.obf import read_obf_file
 
-try:
-    from outflank import _core_avx2
-except ImportError:  # not built on this platform
-    _core_avx2 = None
+
+def _built(name: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(f"outflank.{name}")
+    except ImportError:  # not built on this platform
+        return None
+
+
+_core_avx2 = _built("_core_avx2")
+_core_avx512 = _built("_core_avx512")
+AVX2_USABLE = _core_avx2 is not None and _core_generic.avx2_usable()
+AVX512_USABLE = _core_avx512 is not None and AVX2_USABLE and _core_generic.avx512_usable()
 
 needs_avx2 = pytest.mark.skipif(
-    _core_avx2 is None or not _core_generic.avx2_usable(),
-    reason="the AVX2 build needs an x86-64 processor with AVX2 and BMI2",
+    not AVX2_USABLE, reason="the AVX2 build needs an x86-64 processor with AVX2 and BMI2"
 )
+needs_avx512 = pytest.mark.skipif(
+    not AVX512_USABLE, reason="the AVX-512 build needs AVX512F, AVX512VL and AVX512CD"
+)
+# The vector builds this processor runs, each with the environment that
+# makes outflank._core choose it in a child interpreter.
+VECTOR_BUILDS = [
+    pytest.param(_core_avx2, {"OUTFLANK_NO_AVX512": "1"}, marks=needs_avx2, id="avx2"),
+    pytest.param(_core_avx512, {}, marks=needs_avx512, id="avx512"),
+]
 
 
 def _run_child(script: str, **env: str) -> str:
@@ -48,41 +67,77 @@ def _run_child(script: str, **env: str) -> str:
 
 
 def test_the_fastest_usable_build_is_chosen() -> None:
-    usable = _core_avx2 is not None and _core_generic.avx2_usable()
-    if os.environ.get("OUTFLANK_NO_AVX2", "0") not in ("", "0"):
-        usable = False
-    expected = "avx2" if usable else "generic"
+    expected, module = "generic", _core_generic
+    if AVX2_USABLE and os.environ.get("OUTFLANK_NO_AVX2", "0") in ("", "0"):
+        expected, module = "avx2", _core_avx2
+        if AVX512_USABLE and os.environ.get("OUTFLANK_NO_AVX512", "0") in ("", "0"):
+            expected, module = "avx512", _core_avx512
     assert expected == _core.BUILD
-    assert _core.native is (_core_avx2 if usable else _core_generic)
+    assert _core.native is module
     assert _core.Searcher is _core.native.Searcher
 
 
 def test_no_avx2_forces_the_generic_build() -> None:
     script = "from outflank import _core; print(_core.BUILD)"
     assert _run_child(script, OUTFLANK_NO_AVX2="1") == "generic"
+    assert _run_child(script, OUTFLANK_NO_AVX2="1", OUTFLANK_NO_AVX512="0") == "generic"
 
 
 @needs_avx2
+def test_no_avx512_stops_at_the_avx2_build() -> None:
+    script = "from outflank import _core; print(_core.BUILD)"
+    assert _run_child(script, OUTFLANK_NO_AVX512="1") == "avx2"
+
+
+@pytest.mark.parametrize(("build", "env"), VECTOR_BUILDS)
 @settings(max_examples=300, deadline=None)
-@given(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1), st.integers(0, 63))
-def test_moves_and_flips_agree(a: int, b: int, square: int) -> None:
+@given(a=st.integers(0, 2**64 - 1), b=st.integers(0, 2**64 - 1), square=st.integers(0, 63))
+def test_moves_and_flips_agree(
+    build: ModuleType, env: dict[str, str], a: int, b: int, square: int
+) -> None:
     player, opponent = a & ~b, b & ~a
-    assert _core_avx2.moves(player, opponent) == _core_generic.moves(player, opponent)
-    assert _core_avx2.moves(opponent, player) == _core_generic.moves(opponent, player)
-    assert _core_avx2.flips(player, opponent, square) == _core_generic.flips(
-        player, opponent, square
-    )
+    assert build.moves(player, opponent) == _core_generic.moves(player, opponent)
+    assert build.moves(opponent, player) == _core_generic.moves(opponent, player)
+    assert build.flips(player, opponent, square) == _core_generic.flips(player, opponent, square)
+    assert build.flips(opponent, player, square) == _core_generic.flips(opponent, player, square)
 
 
-@needs_avx2
-def test_perft_agrees() -> None:
+@pytest.mark.parametrize(("build", "env"), VECTOR_BUILDS)
+def test_flips_agree_on_every_square_of_played_positions(
+    build: ModuleType, env: dict[str, str]
+) -> None:
+    # Positions of real play (random games), every square, both sides: the
+    # cases random bitboards rarely reach (long runs closed by a disc).
+    rng = random.Random(7)
+    for _ in range(40):
+        player, opponent = 0x0000000810000000, 0x0000001008000000
+        while True:
+            moves = _core_generic.moves(player, opponent)
+            if not moves:
+                player, opponent = opponent, player
+                if not _core_generic.moves(player, opponent):
+                    break
+                continue
+            for square in range(64):
+                for p, o in ((player, opponent), (opponent, player)):
+                    assert build.flips(p, o, square) == _core_generic.flips(p, o, square)
+            squares = [sq for sq in range(64) if moves >> sq & 1]
+            square = rng.choice(squares)
+            flipped = _core_generic.flips(player, opponent, square)
+            player, opponent = opponent & ~flipped, player | flipped | 1 << square
+
+
+@pytest.mark.parametrize(("build", "env"), VECTOR_BUILDS)
+def test_perft_agrees(build: ModuleType, env: dict[str, str]) -> None:
     black, white = 0x0000000810000000, 0x0000001008000000
-    assert _core_avx2.perft(black, white, 9) == _core_generic.perft(black, white, 9) == 3005288
+    assert build.perft(black, white, 9) == _core_generic.perft(black, white, 9) == 3005288
 
 
-@needs_avx2
-def test_a_solve_searches_the_same_tree(ffo_dir: Path) -> None:
-    # FFO #1-#3 (14 empties): same score, move and node count in both builds.
+@pytest.mark.parametrize(("build", "env"), VECTOR_BUILDS)
+def test_a_solve_searches_the_same_tree(
+    build: ModuleType, env: dict[str, str], ffo_dir: Path
+) -> None:
+    # FFO #1-#3 (14 empties): same score, move and node count in every build.
     ffo = ffo_dir / "fforum-1-19.obf"
     script = (
         "from outflank.engine import Engine\n"
@@ -92,17 +147,19 @@ def test_a_solve_searches_the_same_tree(ffo_dir: Path) -> None:
         "    print(r.score, r.best_move, r.nodes)\n"
     )
     generic = _run_child(script, OUTFLANK_NO_AVX2="1")
-    avx2 = _run_child(script, OUTFLANK_NO_AVX2="0")
-    assert generic == avx2
+    vector = _run_child(script, OUTFLANK_NO_AVX2="0", **env)
+    assert generic == vector
     listed = [e.best_score for e in read_obf_file(ffo)[:3]]
-    assert [float(line.split()[0]) for line in avx2.splitlines()] == listed
+    assert [float(line.split()[0]) for line in vector.splitlines()] == listed
 
 
-@pytest.mark.parametrize("module", ["_core_generic", "_core_avx2"])
+@pytest.mark.parametrize("module", ["_core_generic", "_core_avx2", "_core_avx512"])
 def test_builds_export_only_their_init_function(module: str) -> None:
     """setup.py hides the core's own symbols (-fvisibility=hidden), so calls
     between its files are direct, not through the shared object's PLT."""
-    mod = {"_core_generic": _core_generic, "_core_avx2": _core_avx2}[module]
+    mod = {"_core_generic": _core_generic, "_core_avx2": _core_avx2, "_core_avx512": _core_avx512}[
+        module
+    ]
     if mod is None:
         pytest.skip(f"{module} is not built here")
     if shutil.which("nm") is None:
@@ -114,7 +171,10 @@ def test_builds_export_only_their_init_function(module: str) -> None:
     assert functions == [f"PyInit_{module}"]
 
 
-def test_a_selective_midgame_search_is_the_same_tree() -> None:
+@pytest.mark.parametrize(("build", "env"), VECTOR_BUILDS)
+def test_a_selective_midgame_search_is_the_same_tree(
+    build: ModuleType, env: dict[str, str]
+) -> None:
     # probable cut-offs must not depend on the build either
     script = (
         "from outflank.board import Board\n"
@@ -123,4 +183,4 @@ def test_a_selective_midgame_search_is_the_same_tree() -> None:
         "r = Engine(tt_mb=16, selective=1.5).search(b, depth=9)\n"
         "print(r.score, r.best_move, r.nodes)\n"
     )
-    assert _run_child(script, OUTFLANK_NO_AVX2="1") == _run_child(script, OUTFLANK_NO_AVX2="0")
+    assert _run_child(script, OUTFLANK_NO_AVX2="1") == _run_child(script, **env)

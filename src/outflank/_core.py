@@ -1,12 +1,15 @@
 """The native core, in the build this processor runs fastest.
 
-The C sources in ``_core/`` are compiled twice (see setup.py):
+The C sources in ``_core/`` are compiled up to three times (see setup.py):
 ``_core_generic`` for any processor and, on x86-64, ``_core_avx2`` with
 AVX2 and BMI2 (move generation and flips on four directions at once, about
-30 % faster endgame solving). This module imports the AVX2 build when the
-processor supports it and re-exports its names, so the rest of the package
-writes ``from outflank import _core``. ``OUTFLANK_NO_AVX2=1`` forces the
-generic build (to test it or compare the two); ``_core.BUILD`` names the
+30 % faster endgame solving than generic) and ``_core_avx512``, which adds
+AVX-512's mask registers and per-lane leading-zero counts (a flip of twice
+the throughput, about 10 % faster solving than AVX2). This module imports
+the fastest build the processor supports and re-exports its names, so the
+rest of the package writes ``from outflank import _core``.
+``OUTFLANK_NO_AVX512=1`` stops at the AVX2 build and ``OUTFLANK_NO_AVX2=1``
+forces the generic one (to test them or compare); ``_core.BUILD`` names the
 one in use.
 """
 
@@ -18,9 +21,20 @@ from types import ModuleType
 from outflank import _core_generic
 
 
+def _refused(variable: str) -> bool:
+    return os.environ.get(variable, "0") not in ("", "0")
+
+
 def _choose() -> ModuleType:
-    if os.environ.get("OUTFLANK_NO_AVX2", "0") not in ("", "0") or not _core_generic.avx2_usable():
+    if _refused("OUTFLANK_NO_AVX2") or not _core_generic.avx2_usable():
         return _core_generic
+    if not _refused("OUTFLANK_NO_AVX512") and _core_generic.avx512_usable():
+        try:
+            from outflank import _core_avx512
+        except ImportError:  # built without it
+            pass
+        else:
+            return _core_avx512
     try:
         from outflank import _core_avx2
     except ImportError:  # built without it (not x86-64)

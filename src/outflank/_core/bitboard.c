@@ -1,7 +1,7 @@
 /* bitboard.c - line masks and perft. */
 #include "bitboard.h"
 
-u64 bb_lines[64][8];
+_Alignas(64) u64 bb_lines[64][8];
 
 void bb_init(void) {
     /* (drow, dcol) for directions 0..3 (to higher bits) then 4..7 (lower). */

@@ -10,8 +10,13 @@
 
 #include <stdint.h>
 
-#ifdef __AVX2__ /* the AVX2 build of the core (setup.py builds both) */
+#ifdef __AVX2__ /* the AVX2 and AVX-512 builds of the core (setup.py) */
 #include <immintrin.h>
+#endif
+/* The AVX-512 build: 256-bit registers with AVX-512's mask registers and
+ * per-lane leading-zero counts (AVX512VL, AVX512CD). */
+#if defined(__AVX512VL__) && defined(__AVX512CD__)
+#define BB_AVX512 1
 #endif
 
 typedef uint64_t u64;
@@ -97,14 +102,36 @@ static inline u64 bb_moves(u64 P, u64 O) {
 
 /* Line masks: for each square and each of the 8 directions, the squares
  * strictly beyond it in that direction. Directions 0..3 go to higher bits,
- * 4..7 to lower bits. Filled once by bb_init(). */
+ * 4..7 to lower bits; each square's row is 64-byte aligned (vector loads).
+ * Filled once by bb_init(). */
 extern u64 bb_lines[64][8];
 
 void bb_init(void);
 
 /* Discs flipped when the mover (P) plays on square sq (0 if illegal). */
 static inline u64 bb_flips(u64 P, u64 O, int sq) {
-#ifdef __AVX2__
+#if defined(BB_AVX512)
+    /* Per direction, the first square beyond sq that is not the
+     * opponent's: towards higher bits the line's lowest such bit, towards
+     * lower bits its highest (from the leading-zero count). The discs
+     * between sq and that square flip when it holds a disc of the mover.
+     * Short independent chains: twice the throughput of the fill below. */
+    const __m256i up_line = _mm256_load_si256((const __m256i *)&bb_lines[sq][0]);
+    const __m256i down_line = _mm256_load_si256((const __m256i *)&bb_lines[sq][4]);
+    const __m256i o = _mm256_set1_epi64x((long long)O), p = _mm256_set1_epi64x((long long)P);
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i beyond = _mm256_andnot_si256(o, up_line);
+    __m256i first = _mm256_and_si256(beyond, _mm256_sub_epi64(zero, beyond));
+    __m256i up = _mm256_maskz_and_epi64(_mm256_test_epi64_mask(first, p),
+                                        _mm256_add_epi64(first, _mm256_set1_epi64x(-1)), up_line);
+    beyond = _mm256_andnot_si256(o, down_line);
+    first = _mm256_srlv_epi64(_mm256_set1_epi64x((long long)0x8000000000000000ULL),
+                              _mm256_lzcnt_epi64(beyond)); /* 0 when there is none */
+    __m256i down = _mm256_maskz_and_epi64(_mm256_test_epi64_mask(first, p),
+                                          _mm256_sub_epi64(zero, _mm256_add_epi64(first, first)),
+                                          down_line);
+    return bb_lanes_or(_mm256_or_si256(up, down));
+#elif defined(__AVX2__)
     /* each run of opponent discs next to sq flips when the square beyond
      * it holds a disc of the mover */
     const __m256i s1 = BB_SHIFTS, p = _mm256_set1_epi64x((long long)P);

@@ -116,11 +116,32 @@ static PyObject *py_avx2_usable(PyObject *self, PyObject *args) {
     return PyBool_FromLong(ok);
 }
 
+PyDoc_STRVAR(avx512_usable_doc,
+             "avx512_usable() -> bool\n\n"
+             "True when this processor (and its operating system) runs the AVX-512\n"
+             "build of the core: what the AVX2 build needs, plus AVX512F, AVX512VL\n"
+             "and AVX512CD.");
+
+static PyObject *py_avx512_usable(PyObject *self, PyObject *args) {
+    (void)self;
+    (void)args;
+    int ok = 0;
+#if defined(__GNUC__) && defined(__x86_64__)
+    __builtin_cpu_init();
+    ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt") &&
+         __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512cd");
+#endif
+    return PyBool_FromLong(ok);
+}
+
 static PyMethodDef core_methods[] = {
     {"moves", py_moves, METH_VARARGS, moves_doc},
     {"flips", py_flips, METH_VARARGS, flips_doc},
     {"perft", (PyCFunction)(void (*)(void))py_perft, METH_VARARGS | METH_KEYWORDS, perft_doc},
     {"avx2_usable", py_avx2_usable, METH_NOARGS, avx2_usable_doc},
+    {"avx512_usable", py_avx512_usable, METH_NOARGS, avx512_usable_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -132,7 +153,9 @@ static PyMethodDef core_methods[] = {
 #define CORE_CAT_(a, b) a##b
 #define CORE_CAT(a, b) CORE_CAT_(a, b)
 
-#ifdef __AVX2__
+#if defined(BB_AVX512)
+#define CORE_BUILD "avx512"
+#elif defined(__AVX2__)
 #define CORE_BUILD "avx2"
 #else
 #define CORE_BUILD "generic"
