@@ -100,6 +100,44 @@ static inline u64 bb_moves(u64 P, u64 O) {
 #endif
 }
 
+#ifdef BB_AVX512
+/* Eight positions at once, one per 64-bit lane of a 512-bit register
+ * (P[k], O[k] in lane k): the fills of bb_moves_dir and bb_neighbours with
+ * the same shifts in every lane. */
+static inline __m512i bb_moves_dir_x8(__m512i P, __m512i mask, int dir) {
+    __m512i fl = _mm512_and_si512(mask, _mm512_slli_epi64(P, (unsigned)dir));
+    __m512i fr = _mm512_and_si512(mask, _mm512_srli_epi64(P, (unsigned)dir));
+    fl = _mm512_or_si512(fl, _mm512_and_si512(mask, _mm512_slli_epi64(fl, (unsigned)dir)));
+    fr = _mm512_or_si512(fr, _mm512_and_si512(mask, _mm512_srli_epi64(fr, (unsigned)dir)));
+    __m512i ml = _mm512_and_si512(mask, _mm512_slli_epi64(mask, (unsigned)dir));
+    __m512i mr = _mm512_and_si512(mask, _mm512_srli_epi64(mask, (unsigned)dir));
+    fl = _mm512_or_si512(fl, _mm512_and_si512(ml, _mm512_slli_epi64(fl, 2 * (unsigned)dir)));
+    fr = _mm512_or_si512(fr, _mm512_and_si512(mr, _mm512_srli_epi64(fr, 2 * (unsigned)dir)));
+    fl = _mm512_or_si512(fl, _mm512_and_si512(ml, _mm512_slli_epi64(fl, 2 * (unsigned)dir)));
+    fr = _mm512_or_si512(fr, _mm512_and_si512(mr, _mm512_srli_epi64(fr, 2 * (unsigned)dir)));
+    return _mm512_or_si512(_mm512_slli_epi64(fl, (unsigned)dir), _mm512_srli_epi64(fr, (unsigned)dir));
+}
+
+/* bb_moves of each lane. */
+static inline __m512i bb_moves_x8(__m512i P, __m512i O) {
+    __m512i inner = _mm512_and_si512(O, _mm512_set1_epi64((long long)INNER_COLS));
+    __m512i m = _mm512_or_si512(
+        _mm512_or_si512(bb_moves_dir_x8(P, inner, 1), bb_moves_dir_x8(P, O, 8)),
+        _mm512_or_si512(bb_moves_dir_x8(P, inner, 7), bb_moves_dir_x8(P, inner, 9)));
+    return _mm512_andnot_si512(_mm512_or_si512(P, O), m);
+}
+
+/* bb_neighbours of each lane. */
+static inline __m512i bb_neighbours_x8(__m512i b) {
+    const __m512i not_a = _mm512_set1_epi64((long long)NOT_A_FILE);
+    const __m512i not_h = _mm512_set1_epi64((long long)NOT_H_FILE);
+    __m512i h = _mm512_or_si512(_mm512_and_si512(_mm512_slli_epi64(b, 1), not_a),
+                                _mm512_and_si512(_mm512_srli_epi64(b, 1), not_h));
+    __m512i row = _mm512_or_si512(b, h);
+    return _mm512_or_si512(h, _mm512_or_si512(_mm512_slli_epi64(row, 8), _mm512_srli_epi64(row, 8)));
+}
+#endif
+
 /* Line masks: for each square and each of the 8 directions, the squares
  * strictly beyond it in that direction. Directions 0..3 go to higher bits,
  * 4..7 to lower bits; each square's row is 64-byte aligned (vector loads).

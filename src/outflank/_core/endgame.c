@@ -416,6 +416,49 @@ static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
         return 1;
     }
     u64 odd = odd_squares(~(P | O));
+#ifdef BB_AVX512
+    /* ff_key's board work for eight children at once (one per lane): their
+     * replies, the opponent's potential mobility and corner-anchored discs */
+    for (u64 m = moves; m; m &= m - 1) {
+        int sq = bb_first(m);
+        list[n++] = (EndMove){sq, 0, bb_flips(P, O, sq), MOVES_UNKNOWN};
+    }
+    for (int i = 0; i < n; i += 8) {
+        _Alignas(64) u64 child_P[8] = {0}, child_O[8] = {0}, mob[8], pot[8], anchored[8];
+        int count = n - i < 8 ? n - i : 8;
+        for (int k = 0; k < count; ++k) {
+            u64 f = list[i + k].flips;
+            child_P[k] = O & ~f;
+            child_O[k] = P | f | (1ULL << list[i + k].sq);
+        }
+        __m512i cp = _mm512_load_si512(child_P), co = _mm512_load_si512(child_O);
+        __m512i empty = _mm512_xor_si512(_mm512_or_si512(cp, co), _mm512_set1_epi64(-1));
+        _mm512_store_si512(mob, bb_moves_x8(cp, co));
+        _mm512_store_si512(pot, _mm512_and_si512(bb_neighbours_x8(co), empty));
+        /* corner_anchored: corners, and edge squares next to an owned corner */
+        __m512i c_lo = _mm512_and_si512(co, _mm512_set1_epi64(0x0100000000000001LL));
+        __m512i c_hi = _mm512_and_si512(co, _mm512_set1_epi64((long long)0x8000000000000080ULL));
+        __m512i c_top = _mm512_and_si512(co, _mm512_set1_epi64(0x0000000000000081LL));
+        __m512i c_bottom = _mm512_and_si512(co, _mm512_set1_epi64((long long)0x8100000000000000ULL));
+        __m512i next = _mm512_or_si512(
+            _mm512_or_si512(_mm512_slli_epi64(c_lo, 1), _mm512_srli_epi64(c_hi, 1)),
+            _mm512_or_si512(_mm512_slli_epi64(c_top, 8), _mm512_srli_epi64(c_bottom, 8)));
+        _mm512_store_si512(anchored, _mm512_and_si512(
+                                         co, _mm512_or_si512(next, _mm512_set1_epi64(
+                                                                       (long long)CORNER_MASK))));
+        for (int k = 0; k < count; ++k) {
+            EndMove *e = &list[i + k];
+            if (e->sq == tt_move) {
+                e->key = 1 << 29;
+                continue;
+            }
+            e->replies = mob[k];
+            e->key = -bb_count(mob[k]) * FF_MOB_W - bb_count(mob[k] & CORNER_MASK) * FF_CORNER_W -
+                     bb_count(pot[k]) * FF_POT_W + bb_count(anchored[k]) * FF_CORNER_STABLE_W +
+                     (odd >> e->sq & 1 ? FF_PARITY_W : 0);
+        }
+    }
+#else
     for (u64 m = moves; m; m &= m - 1) {
         int sq = bb_first(m);
         u64 f = bb_flips(P, O, sq);
@@ -423,6 +466,7 @@ static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
         int key = sq == tt_move ? (1 << 29) : ff_key(P, O, sq, f, odd, &replies);
         list[n++] = (EndMove){sq, key, f, replies};
     }
+#endif
     return n;
 }
 
