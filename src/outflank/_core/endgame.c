@@ -14,7 +14,8 @@
  *   END_SORT_MIN .. END_TT_MIN-1
  *                   stability cut-off, a small table per number of empties
  *                   that stays in the cache (search.h), fastest-first;
- *   5 .. 6          stability cut-off, moves in parity order (squares with
+ *   5 .. END_SORT_MIN-1
+ *                   stability cut-off, moves in parity order (squares with
  *                   no empty neighbour first, then those of regions with
  *                   an odd number of empties);
  *   4, 3, 2, 1      dedicated functions on explicit squares, in the same
@@ -311,7 +312,7 @@ static inline u64 known_moves(u64 moves, u64 P, u64 O) {
 
 static int end_nws(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves);
 
-/* 5 or 6 empties: the moves in parity order, no sorting. */
+/* 5 .. END_SORT_MIN-1 empties: the moves in parity order, no sorting. */
 static int end_nws_parity(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves) {
     ++s->nodes;
     int bound;

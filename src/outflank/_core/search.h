@@ -31,7 +31,7 @@
 #define END_TT_MIN 10
 #endif
 #ifndef END_SORT_MIN
-#define END_SORT_MIN 7
+#define END_SORT_MIN 6
 #endif
 
 /* The solver's small table for END_SORT_MIN .. END_TT_MIN - 1 empties: one
