@@ -28,7 +28,7 @@
  * (endgame.c): the transposition table from END_TT_MIN empties, sorted
  * moves and the small table below from END_SORT_MIN. */
 #ifndef END_TT_MIN
-#define END_TT_MIN 10
+#define END_TT_MIN 11
 #endif
 #ifndef END_SORT_MIN
 #define END_SORT_MIN 6
