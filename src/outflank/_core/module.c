@@ -99,6 +99,27 @@ static PyObject *py_perft(PyObject *self, PyObject *args, PyObject *kwargs) {
     return PyLong_FromUnsignedLongLong(n);
 }
 
+/* What each vector build needs of the processor (and its operating
+ * system, which GCC's checks include). */
+static int runs_avx2_build(void) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+           __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+#else
+    return 0;
+#endif
+}
+
+static int runs_avx512_build(void) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    return runs_avx2_build() && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512cd");
+#else
+    return 0;
+#endif
+}
+
 PyDoc_STRVAR(avx2_usable_doc,
              "avx2_usable() -> bool\n\n"
              "True when this processor (and its operating system) runs the AVX2\n"
@@ -107,13 +128,7 @@ PyDoc_STRVAR(avx2_usable_doc,
 static PyObject *py_avx2_usable(PyObject *self, PyObject *args) {
     (void)self;
     (void)args;
-    int ok = 0;
-#if defined(__GNUC__) && defined(__x86_64__)
-    __builtin_cpu_init();
-    ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
-#endif
-    return PyBool_FromLong(ok);
+    return PyBool_FromLong(runs_avx2_build());
 }
 
 PyDoc_STRVAR(avx512_usable_doc,
@@ -125,15 +140,7 @@ PyDoc_STRVAR(avx512_usable_doc,
 static PyObject *py_avx512_usable(PyObject *self, PyObject *args) {
     (void)self;
     (void)args;
-    int ok = 0;
-#if defined(__GNUC__) && defined(__x86_64__)
-    __builtin_cpu_init();
-    ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt") &&
-         __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512cd");
-#endif
-    return PyBool_FromLong(ok);
+    return PyBool_FromLong(runs_avx512_build());
 }
 
 static PyMethodDef core_methods[] = {
