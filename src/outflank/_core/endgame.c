@@ -373,14 +373,19 @@ static inline u64 corner_anchored(u64 b) {
 /* Fastest-first key: fewer (corner-weighted) replies is better; then the
  * opponent's potential mobility, parity and the mover's corner-anchored
  * discs. */
+static inline int ff_score(u64 replies, u64 potential, u64 anchored, int odd_region) {
+    return -bb_count(replies) * FF_MOB_W - bb_count(replies & CORNER_MASK) * FF_CORNER_W -
+           bb_count(potential) * FF_POT_W + bb_count(anchored) * FF_CORNER_STABLE_W +
+           (odd_region ? FF_PARITY_W : 0);
+}
+
+/* The key of the move sq (flipping f) from (P, O); *replies gets the
+ * opponent's moves after it. */
 static inline int ff_key(u64 P, u64 O, int sq, u64 f, u64 odd, u64 *replies) {
     u64 nP = O & ~f, nO = P | f | (1ULL << sq);
-    u64 m = *replies = bb_moves(nP, nO);
-    int key = -bb_count(m) * FF_MOB_W - bb_count(m & CORNER_MASK) * FF_CORNER_W;
-    key -= bb_count(bb_neighbours(nO) & ~(nP | nO)) * FF_POT_W; /* opponent's potential mobility */
-    if (odd >> sq & 1) key += FF_PARITY_W;
-    key += bb_count(corner_anchored(nO)) * FF_CORNER_STABLE_W;
-    return key;
+    *replies = bb_moves(nP, nO);
+    u64 potential = bb_neighbours(nO) & ~(nP | nO); /* the opponent's potential mobility */
+    return ff_score(*replies, potential, corner_anchored(nO), (int)(odd >> sq & 1));
 }
 
 /* Plain alpha-beta on eval_default, for ordering only. */
@@ -418,14 +423,14 @@ static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
     }
     u64 odd = odd_squares(~(P | O));
 #ifdef BB_AVX512
-    /* ff_key's board work for eight children at once (one per lane): their
-     * replies, the opponent's potential mobility and corner-anchored discs */
+    /* ff_key's fills for eight children at once (one per lane): their
+     * replies and the opponent's potential mobility */
     for (u64 m = moves; m; m &= m - 1) {
         int sq = bb_first(m);
         list[n++] = (EndMove){sq, 0, bb_flips(P, O, sq), MOVES_UNKNOWN};
     }
     for (int i = 0; i < n; i += 8) {
-        _Alignas(64) u64 child_P[8] = {0}, child_O[8] = {0}, mob[8], pot[8], anchored[8];
+        _Alignas(64) u64 child_P[8] = {0}, child_O[8] = {0}, mob[8], pot[8];
         int count = n - i < 8 ? n - i : 8;
         for (int k = 0; k < count; ++k) {
             u64 f = list[i + k].flips;
@@ -436,17 +441,6 @@ static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
         __m512i empty = _mm512_xor_si512(_mm512_or_si512(cp, co), _mm512_set1_epi64(-1));
         _mm512_store_si512(mob, bb_moves_x8(cp, co));
         _mm512_store_si512(pot, _mm512_and_si512(bb_neighbours_x8(co), empty));
-        /* corner_anchored: corners, and edge squares next to an owned corner */
-        __m512i c_lo = _mm512_and_si512(co, _mm512_set1_epi64(0x0100000000000001LL));
-        __m512i c_hi = _mm512_and_si512(co, _mm512_set1_epi64((long long)0x8000000000000080ULL));
-        __m512i c_top = _mm512_and_si512(co, _mm512_set1_epi64(0x0000000000000081LL));
-        __m512i c_bottom = _mm512_and_si512(co, _mm512_set1_epi64((long long)0x8100000000000000ULL));
-        __m512i next = _mm512_or_si512(
-            _mm512_or_si512(_mm512_slli_epi64(c_lo, 1), _mm512_srli_epi64(c_hi, 1)),
-            _mm512_or_si512(_mm512_slli_epi64(c_top, 8), _mm512_srli_epi64(c_bottom, 8)));
-        _mm512_store_si512(anchored, _mm512_and_si512(
-                                         co, _mm512_or_si512(next, _mm512_set1_epi64(
-                                                                       (long long)CORNER_MASK))));
         for (int k = 0; k < count; ++k) {
             EndMove *e = &list[i + k];
             if (e->sq == tt_move) {
@@ -454,9 +448,7 @@ static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
                 continue;
             }
             e->replies = mob[k];
-            e->key = -bb_count(mob[k]) * FF_MOB_W - bb_count(mob[k] & CORNER_MASK) * FF_CORNER_W -
-                     bb_count(pot[k]) * FF_POT_W + bb_count(anchored[k]) * FF_CORNER_STABLE_W +
-                     (odd >> e->sq & 1 ? FF_PARITY_W : 0);
+            e->key = ff_score(mob[k], pot[k], corner_anchored(child_O[k]), (int)(odd >> e->sq & 1));
         }
     }
 #else
