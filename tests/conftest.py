@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -32,3 +35,18 @@ def cli_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
     return env
+
+
+@contextmanager
+def running(args: list[str]) -> Iterator[subprocess.Popen[str]]:
+    """A command started with its output piped (text) and cli_env(); killed
+    and reaped on the way out if it is still running."""
+    proc = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env()
+    )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cli_env
+from conftest import cli_env, running
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -177,14 +177,7 @@ def test_ctrl_c_ends_a_long_solve_or_analysis_at_once(
         if command == "solve"
         else [line.split(";")[0], "--endgame", "40", "--time", "600"]
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "outflank", command, *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=cli_env(),
-    )
-    try:
+    with running([sys.executable, "-m", "outflank", command, *args]) as proc:
         time.sleep(2.0)  # well into the search
         assert proc.poll() is None
         asked = time.monotonic()
@@ -192,6 +185,3 @@ def test_ctrl_c_ends_a_long_solve_or_analysis_at_once(
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err
         assert time.monotonic() - asked < 5
-    finally:
-        if proc.poll() is None:
-            proc.kill()

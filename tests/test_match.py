@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, cli_env
+from conftest import ROOT, cli_env, running
 
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -144,14 +144,9 @@ def test_a_spec_the_engine_refuses_exits_2_at_once(spec: str, message: str) -> N
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupted_match_prints_the_games_played(sig: signal.Signals) -> None:
     """A long match stopped early still reports the finished games."""
-    proc = subprocess.Popen(
-        match_cmd("--a default:depth=3 --b heuristic:depth=3 --games 100000 --workers 1"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=cli_env(),
-    )
-    try:
+    with running(
+        match_cmd("--a default:depth=3 --b heuristic:depth=3 --games 100000 --workers 1")
+    ) as proc:
         assert proc.stderr is not None
         progress = ""
         while "games" not in progress:  # wait for the first finished game
@@ -160,10 +155,6 @@ def test_interrupted_match_prints_the_games_played(sig: signal.Signals) -> None:
             progress += char
         proc.send_signal(sig)
         out, _ = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == 130  # not a finished match, for a calling script
     rows = match_table(out)
     played = int(rows["games"].removesuffix(" (interrupted)"))
@@ -174,14 +165,9 @@ def test_interrupted_match_prints_the_games_played(sig: signal.Signals) -> None:
 
 def test_a_worker_that_dies_ends_the_match_with_an_error() -> None:
     """Its game was lost and the pool waited for it forever."""
-    proc = subprocess.Popen(
-        match_cmd("--a default:depth=3 --b heuristic:depth=3 --games 100000 --workers 2 --quiet"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=cli_env(),
-    )
-    try:
+    with running(
+        match_cmd("--a default:depth=3 --b heuristic:depth=3 --games 100000 --workers 2 --quiet")
+    ) as proc:
         time.sleep(3.0)  # the workers are playing
         children = subprocess.run(
             ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True
@@ -189,8 +175,4 @@ def test_a_worker_that_dies_ends_the_match_with_an_error() -> None:
         assert children
         os.kill(int(children[0]), signal.SIGKILL)
         _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == 2 and "a worker process died" in err

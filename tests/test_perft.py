@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import cli_env
+from conftest import cli_env, running
 from outflank import Board, _core
 
 KNOWN = [4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288, 24571284]
@@ -72,14 +72,7 @@ def test_ctrl_c_stops_a_long_perft_at_once() -> None:
     import signal
     import time
 
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "outflank", "perft", "16"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=cli_env(),
-    )
-    try:
+    with running([sys.executable, "-m", "outflank", "perft", "16"]) as proc:
         assert proc.stdout is not None
         for line in proc.stdout:  # depth 12 is counted: depth 13 has begun
             if line.split()[:1] == ["12"]:
@@ -89,6 +82,3 @@ def test_ctrl_c_stops_a_long_perft_at_once() -> None:
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 130 and "interrupted" in err
         assert time.monotonic() - asked < 5
-    finally:
-        if proc.poll() is None:
-            proc.kill()
