@@ -57,6 +57,8 @@ AVX2 = ["-mavx2", "-mbmi", "-mbmi2"]
 modules = [core("_core_generic", [])]
 if x86_64:
     modules.append(core("_core_avx2", AVX2))
-    modules.append(core("_core_avx512", [*AVX2, "-mavx512f", "-mavx512vl", "-mavx512cd"]))
+    modules.append(
+        core("_core_avx512", [*AVX2, "-mavx512f", "-mavx512vl", "-mavx512cd", "-mavx512vpopcntdq"])
+    )
 
 setup(ext_modules=modules, cmdclass={"build_ext": BuildEachApart})

@@ -14,8 +14,9 @@
 #include <immintrin.h>
 #endif
 /* The AVX-512 build: 256-bit registers with AVX-512's mask registers and
- * per-lane leading-zero counts (AVX512VL, AVX512CD). */
-#if defined(__AVX512VL__) && defined(__AVX512CD__)
+ * per-lane leading-zero counts (AVX512VL, AVX512CD); 512-bit registers of
+ * eight positions, with per-lane popcounts (AVX512VPOPCNTDQ). */
+#if defined(__AVX512VL__) && defined(__AVX512CD__) && defined(__AVX512VPOPCNTDQ__)
 #define BB_AVX512 1
 #endif
 

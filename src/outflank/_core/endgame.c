@@ -379,6 +379,40 @@ static inline int ff_score(u64 replies, u64 potential, u64 anchored, int odd_reg
            (odd_region ? FF_PARITY_W : 0);
 }
 
+#ifdef BB_AVX512
+/* corner_anchored and ff_score of eight positions, one per 64-bit lane
+ * (the same keys: the solver's tree is the same in every build). */
+static inline __m512i corner_anchored_x8(__m512i b) {
+#define LANES(x) _mm512_set1_epi64((long long)(x))
+    __m512i next = _mm512_or_si512(
+        _mm512_or_si512(_mm512_slli_epi64(_mm512_and_si512(b, LANES(0x0100000000000001ULL)), 1),
+                        _mm512_srli_epi64(_mm512_and_si512(b, LANES(0x8000000000000080ULL)), 1)),
+        _mm512_or_si512(_mm512_slli_epi64(_mm512_and_si512(b, LANES(0x0000000000000081ULL)), 8),
+                        _mm512_srli_epi64(_mm512_and_si512(b, LANES(0x8100000000000000ULL)), 8)));
+    return _mm512_and_si512(b, _mm512_or_si512(next, LANES(CORNER_MASK)));
+}
+
+/* Per lane: popcount(x) * w, a shift when w is a power of two (the
+ * weights are constants); otherwise counts and weights are small and not
+ * negative, so a 32-bit product of the low halves is the whole product. */
+static inline __m512i count_times(__m512i x, int w) {
+    __m512i count = _mm512_popcnt_epi64(x);
+    if (w > 0 && (w & (w - 1)) == 0) return _mm512_slli_epi64(count, (unsigned)__builtin_ctz((unsigned)w));
+    return _mm512_mullo_epi32(count, LANES(w));
+}
+
+static inline __m512i ff_score_x8(__m512i replies, __m512i potential, __m512i anchored,
+                                  __mmask8 odd_region) {
+    __m512i minus = _mm512_add_epi64(
+        _mm512_add_epi64(count_times(replies, FF_MOB_W),
+                         count_times(_mm512_and_si512(replies, LANES(CORNER_MASK)), FF_CORNER_W)),
+        count_times(potential, FF_POT_W));
+    __m512i key = _mm512_sub_epi64(count_times(anchored, FF_CORNER_STABLE_W), minus);
+    return _mm512_mask_add_epi64(key, odd_region, key, LANES(FF_PARITY_W));
+#undef LANES
+}
+#endif
+
 /* The key of the move sq (flipping f) from (P, O); *replies gets the
  * opponent's moves after it. */
 static inline int ff_key(u64 P, u64 O, int sq, u64 f, u64 odd, u64 *replies) {
@@ -423,32 +457,32 @@ static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
     }
     u64 odd = odd_squares(~(P | O));
 #ifdef BB_AVX512
-    /* ff_key's fills for eight children at once (one per lane): their
-     * replies and the opponent's potential mobility */
+    /* ff_key for eight children at once, one per lane */
     for (u64 m = moves; m; m &= m - 1) {
         int sq = bb_first(m);
         list[n++] = (EndMove){sq, 0, bb_flips(P, O, sq), MOVES_UNKNOWN};
     }
     for (int i = 0; i < n; i += 8) {
-        _Alignas(64) u64 child_P[8] = {0}, child_O[8] = {0}, mob[8], pot[8];
+        _Alignas(64) u64 child_P[8] = {0}, child_O[8] = {0}, mob[8];
+        _Alignas(64) long long key[8];
+        __mmask8 odd_region = 0;
         int count = n - i < 8 ? n - i : 8;
         for (int k = 0; k < count; ++k) {
             u64 f = list[i + k].flips;
             child_P[k] = O & ~f;
             child_O[k] = P | f | (1ULL << list[i + k].sq);
+            odd_region |= (__mmask8)((odd >> list[i + k].sq & 1) << k);
         }
         __m512i cp = _mm512_load_si512(child_P), co = _mm512_load_si512(child_O);
         __m512i empty = _mm512_xor_si512(_mm512_or_si512(cp, co), _mm512_set1_epi64(-1));
-        _mm512_store_si512(mob, bb_moves_x8(cp, co));
-        _mm512_store_si512(pot, _mm512_and_si512(bb_neighbours_x8(co), empty));
+        __m512i replies = bb_moves_x8(cp, co);
+        __m512i potential = _mm512_and_si512(bb_neighbours_x8(co), empty);
+        _mm512_store_si512(mob, replies);
+        _mm512_store_si512(key, ff_score_x8(replies, potential, corner_anchored_x8(co), odd_region));
         for (int k = 0; k < count; ++k) {
             EndMove *e = &list[i + k];
-            if (e->sq == tt_move) {
-                e->key = 1 << 29;
-                continue;
-            }
             e->replies = mob[k];
-            e->key = ff_score(mob[k], pot[k], corner_anchored(child_O[k]), (int)(odd >> e->sq & 1));
+            e->key = e->sq == tt_move ? 1 << 29 : (int)key[k];
         }
     }
 #else

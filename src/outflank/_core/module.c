@@ -114,7 +114,8 @@ static int runs_avx2_build(void) {
 static int runs_avx512_build(void) {
 #if defined(__GNUC__) && defined(__x86_64__)
     return runs_avx2_build() && __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512cd");
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512cd") &&
+           __builtin_cpu_supports("avx512vpopcntdq");
 #else
     return 0;
 #endif
@@ -134,8 +135,8 @@ static PyObject *py_avx2_usable(PyObject *self, PyObject *args) {
 PyDoc_STRVAR(avx512_usable_doc,
              "avx512_usable() -> bool\n\n"
              "True when this processor (and its operating system) runs the AVX-512\n"
-             "build of the core: what the AVX2 build needs, plus AVX512F, AVX512VL\n"
-             "and AVX512CD.");
+             "build of the core: what the AVX2 build needs, plus AVX512F, AVX512VL,\n"
+             "AVX512CD and AVX512VPOPCNTDQ.");
 
 static PyObject *py_avx512_usable(PyObject *self, PyObject *args) {
     (void)self;
