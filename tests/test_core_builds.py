@@ -41,7 +41,8 @@ needs_avx2 = pytest.mark.skipif(
     not AVX2_USABLE, reason="the AVX2 build needs an x86-64 processor with AVX2 and BMI2"
 )
 needs_avx512 = pytest.mark.skipif(
-    not AVX512_USABLE, reason="the AVX-512 build needs AVX512F, AVX512VL, AVX512CD and AVX512VPOPCNTDQ"
+    not AVX512_USABLE,
+    reason="the AVX-512 build needs AVX512F, AVX512VL, AVX512CD and AVX512VPOPCNTDQ",
 )
 # The vector builds this processor runs, each with the environment that
 # makes outflank._core choose it in a child interpreter.
