@@ -472,32 +472,35 @@ static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
     }
     u64 odd = odd_squares(~(P | O));
 #ifdef BB_AVX512
-    /* ff_key for eight children at once, one per lane */
-    for (u64 m = moves; m; m &= m - 1) {
-        int sq = bb_first(m);
-        list[n++] = (EndMove){sq, 0, bb_flips(P, O, sq), MOVES_UNKNOWN};
-    }
-    for (int i = 0; i < n; i += 8) {
-        _Alignas(64) u64 child_P[8] = {0}, child_O[8] = {0}, mob[8];
-        _Alignas(64) long long key[8];
+    /* ff_key for eight children at once, one per lane. Each lane's flips
+     * and square go into the registers directly (masked broadcasts): eight
+     * scalar stores read back as one vector would stall the load. */
+    for (u64 m = moves; m;) {
+        __m512i flips = _mm512_setzero_si512(), played = _mm512_setzero_si512();
         __mmask8 odd_region = 0;
-        int count = n - i < 8 ? n - i : 8;
-        for (int k = 0; k < count; ++k) {
-            u64 f = list[i + k].flips;
-            child_P[k] = O & ~f;
-            child_O[k] = P | f | (1ULL << list[i + k].sq);
-            odd_region |= (__mmask8)((odd >> list[i + k].sq & 1) << k);
+        int first = n;
+        for (int k = 0; k < 8 && m; ++k, m &= m - 1) {
+            int sq = bb_first(m);
+            u64 f = bb_flips(P, O, sq);
+            list[n++] = (EndMove){sq, 0, f, MOVES_UNKNOWN};
+            __mmask8 lane = (__mmask8)(1u << k);
+            flips = _mm512_mask_set1_epi64(flips, lane, (long long)f);
+            played = _mm512_mask_set1_epi64(played, lane, (long long)(1ULL << sq));
+            odd_region |= (__mmask8)((odd >> sq & 1) << k);
         }
-        __m512i cp = _mm512_load_si512(child_P), co = _mm512_load_si512(child_O);
+        /* unused lanes hold the parent with the sides swapped; ignored */
+        __m512i cp = _mm512_andnot_si512(flips, _mm512_set1_epi64((long long)O));
+        __m512i co = _mm512_or_si512(_mm512_set1_epi64((long long)P), _mm512_or_si512(flips, played));
         __m512i empty = _mm512_xor_si512(_mm512_or_si512(cp, co), _mm512_set1_epi64(-1));
         __m512i replies = bb_moves_x8(cp, co);
         __m512i potential = _mm512_and_si512(bb_neighbours_x8(co), empty);
+        _Alignas(64) u64 mob[8];
+        _Alignas(64) long long key[8];
         _mm512_store_si512(mob, replies);
         _mm512_store_si512(key, ff_score_x8(replies, potential, corner_anchored_x8(co), odd_region));
-        for (int k = 0; k < count; ++k) {
-            EndMove *e = &list[i + k];
-            e->replies = mob[k];
-            e->key = e->sq == tt_move ? 1 << 29 : (int)key[k];
+        for (int k = first; k < n; ++k) {
+            list[k].replies = mob[k - first];
+            list[k].key = list[k].sq == tt_move ? 1 << 29 : (int)key[k - first];
         }
     }
 #else
