@@ -4,8 +4,8 @@
 are also built as ``outflank._core_avx2`` with AVX2 and BMI2 (vectorised
 move generation and flips) and as ``outflank._core_avx512``, which adds
 AVX-512's mask registers and leading-zero counts on 256-bit vectors (a
-faster flip). ``outflank/_core.py`` picks the fastest one the processor
-runs.
+faster flip) and per-lane popcounts on 512-bit ones (move keys).
+``outflank/_core.py`` picks the fastest one the processor runs.
 
 Compiler flags can be extended with the OUTFLANK_CFLAGS environment variable,
 for example ``OUTFLANK_CFLAGS="-O1 -g -fsanitize=address,undefined"``.
