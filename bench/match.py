@@ -29,10 +29,11 @@ import random
 import signal
 import sys
 import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from multiprocessing import Pool, TimeoutError, active_children
+from multiprocessing import active_children
 from pathlib import Path
-from typing import Any
 
 try:
     import outflank  # noqa: F401
@@ -175,7 +176,7 @@ _SPECS: dict[str, Spec] = {}
 
 def _init_worker(spec_a: str, spec_b: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # and Pool.terminate() ends the workers
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # and terminate() ends the workers
     for key, text in (("a", spec_a), ("b", spec_b)):
         _SPECS[key] = parse_spec(text)
         _ENGINES[key] = make_engine(_SPECS[key])
@@ -318,45 +319,45 @@ def run_match(
     jobs = [(i, lines[i // 2], i % 2 == 0) for i in range(games)]
     res = Result()
     start = time.perf_counter()
-    with Pool(workers, initializer=_init_worker, initargs=(spec_a, spec_b)) as pool:
-        started = active_children()  # the pool's workers: none of them ends before the pool
-        results = pool.imap_unordered(play_game, jobs)
-        try:
-            for done in range(1, games + 1):
-                _i, diff, ta, tb = _next_result(results, started, pool)
+    # concurrent.futures rather than multiprocessing.Pool: a worker killed
+    # while it held one of Pool's queue locks left Pool.terminate() waiting
+    # for that lock forever; the executor notices a dead worker and fails
+    # the games it had (BrokenProcessPool).
+    pool = ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(spec_a, spec_b))
+    pending = iter(jobs)
+    running: set[Future] = set()
+    try:
+        while True:
+            for job in pending:  # keep every worker busy, two games queued each
+                running.add(pool.submit(play_game, job))
+                if len(running) >= 2 * workers:
+                    break
+            if not running:
+                break
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                _i, diff, ta, tb = future.result()
                 res.add(diff, ta, tb)
                 if not quiet:
                     print(
-                        f"\r{done}/{games} games  A {res.wins}-{res.draws}-{res.losses}"
+                        f"\r{res.games}/{games} games  A {res.wins}-{res.draws}-{res.losses}"
                         f"  score {100 * res.score:.1f} %",
                         end="",
                         file=sys.stderr,
                         flush=True,
                     )
-        except KeyboardInterrupt:  # keep the finished games' results
-            res.interrupted = True
-            pool.terminate()
+    except BrokenProcessPool:  # killed, out of memory, a crash in the core
+        raise OutflankError("a worker process died: its game is lost") from None
+    except KeyboardInterrupt:  # keep the finished games' results
+        res.interrupted = True
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in active_children():  # do not wait for the games in play
+            worker.terminate()
     if not quiet:
         print(file=sys.stderr)
     res.seconds = time.perf_counter() - start  # type: ignore[attr-defined]
     return res
-
-
-def _next_result(results: Any, workers: list[Any], pool: Any) -> tuple[int, int, float, float]:
-    """The next finished game; a worker that died (killed, out of memory, a
-    crash in the core) took its game with it, and the pool would wait for that
-    game forever: that is an error."""
-    while True:
-        dead = [w for w in workers if w.exitcode is not None]
-        if dead:
-            pool.terminate()
-            raise OutflankError(
-                f"a worker process died (exit code {dead[0].exitcode}): its game is lost"
-            )
-        try:
-            return results.next(timeout=1.0)
-        except TimeoutError:
-            continue
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -164,7 +164,10 @@ def test_interrupted_match_prints_the_games_played(sig: signal.Signals) -> None:
 
 
 def test_a_worker_that_dies_ends_the_match_with_an_error() -> None:
-    """Its game was lost and the pool waited for it forever."""
+    """Its game was lost and the pool waited for it forever. Killed at the
+    wrong moment (holding a queue lock of multiprocessing.Pool), it also
+    hung the pool's clean-up: this failed about one run in six until the
+    match moved to concurrent.futures."""
     with running(
         match_cmd("--a default:depth=3 --b heuristic:depth=3 --games 100000 --workers 2 --quiet")
     ) as proc:
