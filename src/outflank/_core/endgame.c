@@ -362,13 +362,15 @@ static inline void end_pick(EndMove *list, int i, int n) {
     }
 }
 
+/* The C squares (the edge squares next to a corner) of the corners in b. */
+static inline u64 c_squares(u64 b) {
+    return ((b & 0x0100000000000001ULL) << 1) | ((b & 0x8000000000000080ULL) >> 1) |
+           ((b & 0x0000000000000081ULL) << 8) | ((b & 0x8100000000000000ULL) >> 8);
+}
+
 /* Discs of b that are stable for a cheap reason: its corners, and the edge
  * squares next to a corner it holds. */
-static inline u64 corner_anchored(u64 b) {
-    u64 next = ((b & 0x0100000000000001ULL) << 1) | ((b & 0x8000000000000080ULL) >> 1) |
-               ((b & 0x0000000000000081ULL) << 8) | ((b & 0x8100000000000000ULL) >> 8);
-    return b & (next | CORNER_MASK);
-}
+static inline u64 corner_anchored(u64 b) { return b & (c_squares(b) | CORNER_MASK); }
 
 /* Fastest-first key: fewer (corner-weighted) replies is better; then the
  * opponent's potential mobility, parity and the mover's corner-anchored
@@ -397,7 +399,8 @@ static inline __m512i corner_anchored_x8(__m512i b) {
  * negative, so a 32-bit product of the low halves is the whole product. */
 static inline __m512i count_times(__m512i x, int w) {
     __m512i count = _mm512_popcnt_epi64(x);
-    if (w > 0 && (w & (w - 1)) == 0) return _mm512_slli_epi64(count, (unsigned)__builtin_ctz((unsigned)w));
+    if (w > 0 && (w & (w - 1)) == 0)
+        return _mm512_slli_epi64(count, (unsigned)__builtin_ctz((unsigned)w));
     return _mm512_mullo_epi32(count, LANES(w));
 }
 
@@ -425,9 +428,7 @@ static inline int ff_key(u64 P, u64 O, int sq, u64 f, u64 odd, u64 *replies) {
 /* The squares next to an empty corner (its C and X squares). */
 static inline u64 next_to_empty_corners(u64 empty) {
     u64 c = empty & CORNER_MASK;
-    return ((c & 0x0100000000000001ULL) << 1) | ((c & 0x8000000000000080ULL) >> 1) |
-           ((c & 0x0000000000000081ULL) << 8) | ((c & 0x8100000000000000ULL) >> 8) |
-           ((c & 0x0000000000000001ULL) << 9) | ((c & 0x0000000000000080ULL) << 7) |
+    return c_squares(c) | ((c & 0x0000000000000001ULL) << 9) | ((c & 0x0000000000000080ULL) << 7) |
            ((c & 0x0100000000000000ULL) >> 7) | ((c & 0x8000000000000000ULL) >> 9);
 }
 
@@ -443,7 +444,7 @@ static int order_ab(Search *s, u64 P, u64 O, int depth, int alpha, int beta) {
         if (!bb_moves(O, P)) return final_discs(P, O) * 100;
         return -order_ab(s, O, P, depth, -beta, -alpha);
     }
-    u64 last = moves & next_to_empty_corners(~(P | O)) & ~CORNER_MASK;
+    u64 last = moves & next_to_empty_corners(~(P | O));
     const u64 groups[3] = {moves & CORNER_MASK, moves & ~CORNER_MASK & ~last, last};
     int best = -SCORE_INF;
     for (int g = 0; g < 3; ++g)
