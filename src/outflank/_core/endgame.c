@@ -162,11 +162,18 @@ static inline int last_flips(u64 B, int x) {
     return n;
 }
 
-static int solve_1(Search *s, u64 P, u64 O, int x) {
+/* The last empty square x, in a null window at alpha (fail-soft: a value
+ * above alpha is a lower bound, one at or below it an upper bound). With
+ * p discs the mover scores at least 2p - 60 when it can play x, at most
+ * 2p - 62 when it cannot; so when 2p - 62 <= alpha only the mover's flips
+ * decide, and the opponent's are counted only when they can matter. */
+static int solve_1(Search *s, u64 P, u64 O, int alpha, int x) {
     ++s->nodes;
     int p = bb_count(P);
     int n = last_flips(P, x);
     if (n) return 2 * (p + n) + 2 - 64;
+    int pass = 2 * p - 62; /* the best the mover can get without a move */
+    if (pass <= alpha) return pass;
     n = last_flips(O, x);
     if (n) return 2 * (p - n) - 64;
     int d = 2 * p - 63;
@@ -178,12 +185,12 @@ static int solve_2(Search *s, u64 P, u64 O, int alpha, int x1, int x2) {
     int best = -SCORE_INF;
     u64 f = try_flips(P, O, x1);
     if (f) {
-        best = -solve_1(s, O & ~f, P | f | (1ULL << x1), x2);
+        best = -solve_1(s, O & ~f, P | f | (1ULL << x1), -alpha - 1, x2);
         if (best > alpha) return best;
     }
     f = try_flips(P, O, x2);
     if (f) {
-        int v = -solve_1(s, O & ~f, P | f | (1ULL << x2), x1);
+        int v = -solve_1(s, O & ~f, P | f | (1ULL << x2), -alpha - 1, x1);
         return v > best ? v : best;
     }
     if (best != -SCORE_INF) return best;
@@ -191,12 +198,12 @@ static int solve_2(Search *s, u64 P, u64 O, int alpha, int x1, int x2) {
     best = SCORE_INF;
     f = try_flips(O, P, x1);
     if (f) {
-        best = solve_1(s, P & ~f, O | f | (1ULL << x1), x2);
+        best = solve_1(s, P & ~f, O | f | (1ULL << x1), alpha, x2);
         if (best <= alpha) return best;
     }
     f = try_flips(O, P, x2);
     if (f) {
-        int v = solve_1(s, P & ~f, O | f | (1ULL << x2), x1);
+        int v = solve_1(s, P & ~f, O | f | (1ULL << x2), alpha, x1);
         return v < best ? v : best;
     }
     if (best != SCORE_INF) return best;
@@ -731,7 +738,7 @@ static int end_nws(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves) {
     case 4: return solve_4(s, P, O, alpha, x);
     case 3: return solve_3(s, P, O, alpha, x[0], x[1], x[2]);
     case 2: return solve_2(s, P, O, alpha, x[0], x[1]);
-    case 1: return solve_1(s, P, O, x[0]);
+    case 1: return solve_1(s, P, O, alpha, x[0]);
     default: ++s->nodes; return final_discs(P, O);
     }
 }
