@@ -533,9 +533,10 @@ static inline int hint_move(const Search *s, const TTEntry *e, u64 P, u64 O) {
     return m && m->move < 64 && m->depth >= HINT_MIN_DEPTH ? m->move : MOVE_NONE;
 }
 
-/* The deep nodes' key of child i searched or evaluated to v: fastest-first,
- * v, and the opponent's replies weighted more than in fastest-first alone
- * (they size the subtree a cutting move leaves to prove). */
+/* The deep nodes' key of a child searched or evaluated to v: its
+ * fastest-first key, v, and the opponent's replies weighted more than in
+ * fastest-first alone (they size the subtree a cutting move leaves to
+ * prove). */
 static inline int deep_key(const EndMove *m, int v) {
     int key = m->key - v * ORDER_EVAL_W / 16;
     if (m->replies != MOVES_UNKNOWN) key -= bb_count(m->replies) * DEEP_MOB_W;
@@ -545,9 +546,9 @@ static inline int deep_key(const EndMove *m, int v) {
 /* Deep nodes: fastest-first plus eval_default. Each child is evaluated;
  * from SHALLOW1_MIN empties the ORDER_TOPK best by that key are then
  * searched a few plies deeper (order_ab) and go first, in the order of
- * those searches, the others after them. (Searching every child cost 10 %
- * more time on FFO #55, the same on other positions; fewer than 6 made
- * some positions' trees much larger: #53 +35 % nodes with 5.) */
+ * those searches, the others after them. (Searching every child took 5 %
+ * more time on FFO #40-#59 and 2 % more nodes; searching 5 made #53's
+ * tree 35 % larger.) */
 static int gen_deep_moves(Search *s, u64 P, u64 O, u64 moves, EndMove *list, int tt_move,
                           int empties) {
     int n = gen_end_moves(P, O, moves, list, tt_move);
