@@ -543,6 +543,12 @@ static inline int deep_key(const EndMove *m, int v) {
     return key;
 }
 
+/* The deep key of child m from an order_ab search of the given depth. */
+static inline int searched_key(Search *s, u64 P, u64 O, const EndMove *m, int depth) {
+    u64 f = m->flips;
+    return deep_key(m, order_ab(s, O & ~f, P | f | (1ULL << m->sq), depth, -SCORE_INF + 1, SCORE_INF));
+}
+
 /* Deep nodes: fastest-first plus eval_default. Each child is evaluated;
  * from SHALLOW1_MIN empties the ORDER_TOPK best by that key are then
  * searched a few plies deeper (order_ab) and go first, in the order of
@@ -561,12 +567,8 @@ static int gen_deep_moves(Search *s, u64 P, u64 O, u64 moves, EndMove *list, int
     int candidates = 0; /* the table's move keeps its place */
     for (int i = 0; i < n; ++i) candidates += list[i].sq != tt_move;
     if (depth && candidates <= ORDER_TOPK) { /* search them all */
-        for (int i = 0; i < n; ++i) {
-            if (list[i].sq == tt_move) continue;
-            u64 f = list[i].flips;
-            int v = order_ab(s, O & ~f, P | f | (1ULL << list[i].sq), depth, -SCORE_INF + 1, SCORE_INF);
-            list[i].key = deep_key(&list[i], v);
-        }
+        for (int i = 0; i < n; ++i)
+            if (list[i].sq != tt_move) list[i].key = searched_key(s, P, O, &list[i], depth);
         return n;
     }
     int key[MAX_MOVES];
@@ -586,9 +588,7 @@ static int gen_deep_moves(Search *s, u64 P, u64 O, u64 moves, EndMove *list, int
         for (int i = 0; i < n; ++i)
             if (list[i].sq != tt_move && key[i] != SEARCHED && (b < 0 || key[i] > key[b])) b = i;
         key[b] = SEARCHED;
-        u64 f = list[b].flips;
-        int v = order_ab(s, O & ~f, P | f | (1ULL << list[b].sq), depth, -SCORE_INF + 1, SCORE_INF);
-        list[b].key = deep_key(&list[b], v);
+        list[b].key = searched_key(s, P, O, &list[b], depth);
     }
     for (int i = 0; i < n; ++i)
         if (list[i].sq != tt_move && key[i] != SEARCHED) list[i].key = key[i] - AFTER;
