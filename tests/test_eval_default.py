@@ -229,8 +229,10 @@ def test_a_malformed_weight_file_is_refused_and_changes_nothing() -> None:
     assert _core.eval_default(p, o) == before
 
 
-def test_the_portable_pattern_reader_agrees_with_bmi2() -> None:
-    # OUTFLANK_NO_BMI2 makes the evaluator gather squares without pext.
+@pytest.mark.parametrize("variable", ["OUTFLANK_NO_BMI2", "OUTFLANK_NO_VBMI"])
+def test_every_pattern_reader_gives_the_same_scores(variable: str) -> None:
+    # OUTFLANK_NO_BMI2 makes the evaluator gather squares without pext;
+    # OUTFLANK_NO_VBMI turns off the AVX-512 pattern sum (where it runs).
     import os
     import subprocess
     from pathlib import Path
@@ -250,7 +252,8 @@ def test_the_portable_pattern_reader_agrees_with_bmi2() -> None:
     package_root = str(Path(outflank.__file__).resolve().parent.parent)
     for flag in ("0", "1"):
         path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
-        env = dict(os.environ, OUTFLANK_NO_BMI2=flag, PYTHONPATH=path)
+        env = dict(os.environ, PYTHONPATH=path)
+        env[variable] = flag
         proc = subprocess.run(
             [sys.executable, "-c", script], input=data, capture_output=True, text=True, env=env
         )

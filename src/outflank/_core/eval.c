@@ -65,22 +65,40 @@ ClosedLines bb_closed_lines(u64 filled) {
 /* A direction is closed for a disc if its line is full, the disc lies on
  * the border across that direction, or a stable disc of the same colour is
  * its neighbour in that direction (either side). Iterated to a fixed point. */
+static inline u64 stable_step(u64 P, const ClosedLines *c, u64 s) {
+    u64 sh = c->h | ((s << 1) & NOT_A_FILE) | ((s >> 1) & NOT_H_FILE);
+    u64 sv = c->v | (s << 8) | (s >> 8);
+    u64 sd = c->d | ((s << 9) & NOT_A_FILE) | ((s >> 9) & NOT_H_FILE);
+    u64 sa = c->a | ((s << 7) & NOT_H_FILE) | ((s >> 7) & NOT_A_FILE);
+    return s | (P & sh & sv & sd & sa);
+}
+
 static inline u64 stable_fixed_point(u64 P, const ClosedLines *c, u64 s) {
     s |= P & c->h & c->v & c->d & c->a;
     if (!s) return 0;
     u64 prev;
     do {
         prev = s;
-        u64 sh = c->h | ((s << 1) & NOT_A_FILE) | ((s >> 1) & NOT_H_FILE);
-        u64 sv = c->v | (s << 8) | (s >> 8);
-        u64 sd = c->d | ((s << 9) & NOT_A_FILE) | ((s >> 9) & NOT_H_FILE);
-        u64 sa = c->a | ((s << 7) & NOT_H_FILE) | ((s >> 7) & NOT_A_FILE);
-        s |= P & sh & sv & sd & sa;
+        s = stable_step(P, c, s);
     } while (s != prev);
     return s;
 }
 
-u64 bb_stable_on(u64 P, const ClosedLines *c) { return stable_fixed_point(P, c, 0); }
+int bb_stable_diff(u64 P, u64 O) {
+    ClosedLines c = bb_closed_lines(P | O);
+    u64 closed = c.h & c.v & c.d & c.a;
+    u64 sp = P & closed, so = O & closed;
+    if (!(sp | so)) return 0;
+    /* both colours in one loop: their steps are independent, so they
+     * overlap, and the loop ends (a mispredicted branch) once, not twice */
+    for (;;) {
+        u64 np = stable_step(P, &c, sp), no = stable_step(O, &c, so);
+        if (np == sp && no == so) break;
+        sp = np;
+        so = no;
+    }
+    return bb_count(sp) - bb_count(so);
+}
 
 u64 bb_stable_strong(u64 P, u64 O) {
     ClosedLines c = bb_closed_lines(P | O);
@@ -89,7 +107,7 @@ u64 bb_stable_strong(u64 P, u64 O) {
 
 u64 bb_stable(u64 P, u64 O) {
     ClosedLines c = bb_closed_lines(P | O);
-    return bb_stable_on(P, &c);
+    return stable_fixed_point(P, &c, 0);
 }
 
 /* EDGE_STABLE[p][o]: the bits of p (the mover's discs on an 8-square line,

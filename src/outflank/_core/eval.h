@@ -45,8 +45,8 @@ typedef struct {
 
 ClosedLines bb_closed_lines(u64 filled);
 
-/* bb_stable's fixed point for P on lines computed once by bb_closed_lines. */
-u64 bb_stable_on(u64 P, const ClosedLines *c);
+/* The number of bb_stable(P, O) discs minus that of bb_stable(O, P). */
+int bb_stable_diff(u64 P, u64 O);
 
 /* Builds the edge table behind bb_stable_edges; called once at start-up. */
 void bb_edge_table_init(void);
