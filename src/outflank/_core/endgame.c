@@ -688,6 +688,23 @@ static int end_nws_sorted(Search *s, u64 P, u64 O, int alpha, int empties, u64 m
     return best;
 }
 
+/* Request the buckets that child m (of (P, O)) will read first: its own
+ * and, for the enhanced transposition cut-off, its children's. Called
+ * while the child before it is searched, so that they arrive meanwhile:
+ * at a node whose first child did not cut (an all-node, most likely)
+ * every child is searched, and each one's cut-off would otherwise wait
+ * for memory. 3 % less time on FFO #55, the same tree. */
+static void prefetch_next_child(Search *s, u64 P, u64 O, const EndMove *m) {
+    u64 cP = O & ~m->flips, cO = P | m->flips | (1ULL << m->sq);
+    tt_prefetch(&s->tt, cP, cO);
+    u64 replies = known_moves(m->replies, cP, cO);
+    for (u64 r = replies; r; r &= r - 1) {
+        int sq = bb_first(r);
+        u64 f = bb_flips(cP, cO, sq);
+        tt_prefetch(&s->tt, cO & ~f, cP | f | (1ULL << sq));
+    }
+}
+
 static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves) {
     ++s->nodes;
     if (search_should_stop(s)) return 0;
@@ -755,6 +772,10 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves
         }
     for (int i = 0; i < n; ++i) {
         end_pick(list, i, n);
+        if (i >= 1 && i + 1 < n && empties - 1 >= END_ETC_MIN) { /* probably an all-node */
+            end_pick(list, i + 1, n);
+            prefetch_next_child(s, P, O, &list[i + 1]);
+        }
         u64 f = list[i].flips;
         u64 nP = O & ~f, nO = P | f | (1ULL << list[i].sq);
         int v = -end_nws(s, nP, nO, -alpha - 1, empties - 1, list[i].replies);
