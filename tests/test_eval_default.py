@@ -139,6 +139,57 @@ def test_features_are_invariant_under_symmetries(seed: int, plies: int) -> None:
         assert _features(_map_bits(p, f), _map_bits(o, f)) == feats
 
 
+def _line_stable_discs(own: int, filled: int) -> list[tuple[int, int]]:
+    """The evaluator's stable discs of ``own``, the slow way: a disc is
+    stable when in each of the four line directions its line is full, it
+    lies on the border across that direction, or a stable disc of its
+    colour is its neighbour in that direction; repeated until nothing
+    changes. (No edge analysis: that is the solver's stronger set.)"""
+
+    def inside(r: int, c: int) -> bool:
+        return 0 <= r < 8 and 0 <= c < 8
+
+    def line_full(r: int, c: int, dr: int, dc: int) -> bool:
+        for sign in (1, -1):
+            rr, cc = r, c
+            while inside(rr, cc):
+                if not filled >> (rr * 8 + cc) & 1:
+                    return False
+                rr, cc = rr + sign * dr, cc + sign * dc
+        return True
+
+    directions = [(0, 1), (1, 0), (1, 1), (1, -1)]
+    discs = [(r, c) for r in range(8) for c in range(8) if own >> (r * 8 + c) & 1]
+    stable: set[tuple[int, int]] = set()
+    changed = True
+    while changed:
+        changed = False
+        for r, c in discs:
+            if (r, c) in stable:
+                continue
+            ok = True
+            for dr, dc in directions:
+                on_border = not inside(r + dr, c + dc) or not inside(r - dr, c - dc)
+                by_stable = (r + dr, c + dc) in stable or (r - dr, c - dc) in stable
+                if not (on_border or by_stable or line_full(r, c, dr, dc)):
+                    ok = False
+                    break
+            if ok:
+                stable.add((r, c))
+                changed = True
+    return sorted(stable)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32), plies=st.integers(20, 60))
+def test_the_stable_discs_feature_counts_both_colours(seed: int, plies: int) -> None:
+    # The evaluator runs both colours' fixed points in one loop.
+    p, o = _random_position(seed, plies)
+    numeric = _features(p, o)[1]  # mobility, potential mobility, stable discs, ...
+    expected = len(_line_stable_discs(p, p | o)) - len(_line_stable_discs(o, p | o))
+    assert numeric[2] == expected
+
+
 # Pattern types of the evaluator: squares in the a1 corner's orientation, in
 # the order of eval_default.h (corner 3x3, edge + 2 X, corner 2x5, rows 2-4,
 # diagonals of 8 to 4 squares).
