@@ -64,7 +64,9 @@ ClosedLines bb_closed_lines(u64 filled) {
 
 /* A direction is closed for a disc if its line is full, the disc lies on
  * the border across that direction, or a stable disc of the same colour is
- * its neighbour in that direction (either side). Iterated to a fixed point. */
+ * its neighbour in that direction (either side). One step adds to the
+ * stable discs s those of P closed in all four directions; the steps are
+ * iterated to a fixed point. */
 static inline u64 stable_step(u64 P, const ClosedLines *c, u64 s) {
     u64 sh = c->h | ((s << 1) & NOT_A_FILE) | ((s >> 1) & NOT_H_FILE);
     u64 sv = c->v | (s << 8) | (s >> 8);

@@ -34,9 +34,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* x86 with GCC or clang: the pext and AVX-512 paths are compiled (with
+ * target attributes) and chosen at run time by what the processor has. */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
-#define HAVE_PEXT_DISPATCH 1
+#define HAVE_X86_DISPATCH 1
 #endif
 
 #define CORNERS 0x8100000000000081ULL
@@ -247,14 +249,14 @@ static int build_instance_reads(void) {
 
 static void raw_indices_soft(u64 P, u64 O, int raw[EVAL_PATTERNS]) { RAW_INDICES(pext_soft) }
 
-#ifdef HAVE_PEXT_DISPATCH
+#ifdef HAVE_X86_DISPATCH
 __attribute__((target("bmi2"))) static void raw_indices_bmi2(u64 P, u64 O,
                                                              int raw[EVAL_PATTERNS]) {
     RAW_INDICES(_pext_u64)
 }
 #endif
 
-#ifdef HAVE_PEXT_DISPATCH
+#ifdef HAVE_X86_DISPATCH
 /* The pattern sum with AVX-512 (VBMI for byte permutes, BW for byte
  * arithmetic): the board as 64 bytes (0 empty, 1 mover, 2 opponent), each
  * instance's squares permuted into a 16-byte slot in digit order (four
@@ -318,7 +320,7 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) static int pattern_sum_vb
 #endif
 
 static inline void raw_indices(u64 P, u64 O, int raw[EVAL_PATTERNS]) {
-#ifdef HAVE_PEXT_DISPATCH
+#ifdef HAVE_X86_DISPATCH
     if (use_pext) {
         raw_indices_bmi2(P, O, raw);
         return;
@@ -327,19 +329,25 @@ static inline void raw_indices(u64 P, u64 O, int raw[EVAL_PATTERNS]) {
     raw_indices_soft(P, O, raw);
 }
 
+#ifdef HAVE_X86_DISPATCH
+/* True when the environment variable is set to anything but "" or "0". */
+static int env_refuses(const char *variable) {
+    const char *value = getenv(variable);
+    return value && *value && *value != '0';
+}
+#endif
+
 void eval_default_init(void) {
     if (initialised) return;
     if (build_patterns() != 0 || build_instance_reads() != 0)
         abort(); /* the tables above are wrong: a bug */
-#ifdef HAVE_PEXT_DISPATCH
+#ifdef HAVE_X86_DISPATCH
     __builtin_cpu_init();
     /* OUTFLANK_NO_BMI2=1 forces the portable path (to test it) */
-    const char *no_bmi2 = getenv("OUTFLANK_NO_BMI2");
-    use_pext = __builtin_cpu_supports("bmi2") && !(no_bmi2 && *no_bmi2 && *no_bmi2 != '0');
+    use_pext = __builtin_cpu_supports("bmi2") && !env_refuses("OUTFLANK_NO_BMI2");
     /* OUTFLANK_NO_VBMI=1 keeps the scalar pattern sum (to test it) */
-    const char *no_vbmi = getenv("OUTFLANK_NO_VBMI");
     use_vbmi = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512vbmi") && !(no_vbmi && *no_vbmi && *no_vbmi != '0');
+               __builtin_cpu_supports("avx512vbmi") && !env_refuses("OUTFLANK_NO_VBMI");
     if (use_vbmi) vbmi_init();
 #endif
     initialised = 1;
@@ -460,7 +468,7 @@ int eval_default(u64 P, u64 O) {
     const short *w = w_raw + (size_t)e * RAW_TOTAL;
     const int *wn = w_num[e];
     int s = wn[EVAL_NUM];
-#ifdef HAVE_PEXT_DISPATCH
+#ifdef HAVE_X86_DISPATCH
     if (use_vbmi) {
         s += pattern_sum_vbmi(P, O, w);
     } else
