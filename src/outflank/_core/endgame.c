@@ -86,7 +86,7 @@ unsigned long long end_stats[65];
 #ifndef ORDER_TOPK /* the children searched by order_ab at deep nodes (the others: eval_default) */
 #define ORDER_TOPK 6
 #endif
-#ifndef HINT_MIN_DEPTH /* the pre-search's best move is used where it searched this deep */
+#ifndef HINT_MIN_DEPTH /* on the principal variation, the pre-search's best move is used where it searched this deep */
 #define HINT_MIN_DEPTH 9
 #endif
 #define CORNER_MASK 0x8100000000000081ULL
