@@ -86,7 +86,7 @@ unsigned long long end_stats[65];
 #ifndef ORDER_TOPK /* the children searched by order_ab at deep nodes (the others: eval_default) */
 #define ORDER_TOPK 6
 #endif
-#ifndef HINT_MIN_DEPTH /* on the principal variation, the pre-search's best move is used where it searched this deep */
+#ifndef HINT_MIN_DEPTH /* on the PV, the pre-search's best move is used where it searched this deep */
 #define HINT_MIN_DEPTH 9
 #endif
 #define CORNER_MASK 0x8100000000000081ULL
@@ -537,7 +537,8 @@ static inline int end_move(const TTEntry *e) { return e && e->move < 64 ? e->mov
  * and 12 self-play positions of 27 empties 3.6 % more; 30 of 24 empties,
  * where only the root's children have such moves, 1.4 % fewer.) */
 static inline int hint_move(const Search *s, const TTEntry *e, u64 P, u64 O) {
-    if (e && e->move < 64) return e->move;
+    int move = end_move(e);
+    if (move != MOVE_NONE) return move;
     const TTEntry *m = tt_probe(&s->tt, P, O, TT_TAG_ORDER);
     return m && m->move < 64 && m->depth >= HINT_MIN_DEPTH ? m->move : MOVE_NONE;
 }
