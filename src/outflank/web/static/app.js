@@ -342,10 +342,19 @@ function onSquare(name) {
   act("move", { move: name });
 }
 
-async function changeAI(color, spec) {
-  const g = ui.game;
+// One AI update at a time: two quick slider changes sent together could reach
+// the server in either order, and the older settings would then win.
+let aiUpdates = Promise.resolve();
+function changeAI(color, spec) {
+  const id = ui.game.id, seat = ui.seat; // the game of the slider, whatever is shown when it is sent
+  aiUpdates = aiUpdates.then(() => sendAI(id, seat, color, spec));
+  return aiUpdates;
+}
+
+async function sendAI(id, seat, color, spec) {
   try {
-    const state = await request("PATCH", `/api/games/${g.id}/players/${color}`, { seat: ui.seat, player: spec });
+    const state = await request("PATCH", `/api/games/${id}/players/${color}`, { seat, player: spec });
+    if (!ui.game || ui.game.id !== id) return; // the page has moved to another game
     onEvent({ type: "state", state });
     toast(`${cap(color)} AI updated`);
   } catch (err) {
