@@ -407,8 +407,8 @@ static const int8_t SQUARE_VALUE[64] = {
  * replies is better; then the opponent's potential mobility, parity, the
  * mover's corner-anchored discs, fewer flips (a quiet move leaves the
  * opponent less to work with: 2.8 % fewer nodes on FFO #40-#59 together
- * with the square's value; favouring more flips instead cost 12 %), and
- * the square's value. */
+ * with the square's value; favouring more flips instead cost 11 % on
+ * #40-#57), and the square's value. */
 static inline int ff_score(u64 replies, u64 potential, u64 anchored, int odd_region, u64 f,
                            int sq) {
     return -bb_count(replies) * FF_MOB_W - bb_count(replies & CORNER_MASK) * FF_CORNER_W -
