@@ -6,6 +6,7 @@ import json
 import random
 import socket
 import subprocess
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,6 +80,26 @@ def _api(base: str, path: str, body: dict | None = None) -> Any:
     )
     with urllib.request.urlopen(req) as response:
         return json.load(response)
+
+
+def _white_settles_on(page: Any, base: str, game_id: str, **expected: int) -> None:
+    """Poll the server until white's AI settings hold `expected`, then check
+    that nothing sent later undoes them. (A `page.wait_for_function` whose
+    predicate returns a promise does not wait: the promise itself is truthy.)
+    The waits are the page's, so that its routes keep being served."""
+
+    def current() -> dict[str, int]:
+        white = _api(base, f"/api/games/{game_id}")["players"]["white"]
+        return {key: white[key] for key in expected}
+
+    deadline = time.monotonic() + 10
+    seen = current()
+    while seen != expected and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+        seen = current()
+    assert seen == expected
+    page.wait_for_timeout(500)  # a stale update still on its way would land in this time
+    assert current() == expected
 
 
 FLIP_RECORDER = """() => {
@@ -395,7 +416,7 @@ def test_keyboard_play_slider_focus_and_a_clean_new_game_dialog(server: str, pag
         page.wait_for_timeout(300)  # the PATCH and the redraw of the card
         assert page.evaluate("document.activeElement.name") == "edge"
     game_id = page.url.rsplit("/", 1)[-1].split("?")[0]
-    assert _api(server, f"/api/games/{game_id}")["players"]["white"]["edge"] == 8
+    _white_settles_on(page, server, game_id, edge=8)
     page.click("#btn-new")
     page.wait_for_selector("dialog#newgame[open]")
     assert page.locator("#ng-error").is_hidden()
@@ -445,18 +466,29 @@ def test_two_sliders_moved_with_the_mouse_both_reach_the_server(server: str, pag
     with, so it quietly put the first slider back on the server."""
     _new_game(page, server, "regions")
     game_id = page.url.rsplit("/", 1)[-1].split("?")[0]
-    for name, value in (("corner", 43), ("edge", -43)):
-        page.eval_on_selector(
-            f"#ai-settings input[name={name}]",
-            "(el, v) => { el.value = v; el.dispatchEvent(new Event('change')); }",
-            value,
-        )
-    page.wait_for_function(
-        f"() => fetch('/api/games/{game_id}').then(r => r.json())"
-        ".then(s => s.players.white.edge === -43)"
+    held: list[Any] = []  # the first PATCH waits until the page has had time to send another
+
+    def hold_first(route: Any) -> None:
+        if route.request.method == "PATCH" and not held:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/players/white", hold_first)
+    # both in one task of the page, so the second is sent before the first's answer
+    page.evaluate(
+        """() => {
+        for (const [name, value] of [["corner", 43], ["edge", -43]]) {
+          const el = document.querySelector(`#ai-settings input[name=${name}]`);
+          el.value = value;
+          el.dispatchEvent(new Event("change"));
+        }
+      }"""
     )
-    white = _api(server, f"/api/games/{game_id}")["players"]["white"]
-    assert (white["corner"], white["edge"]) == (43, -43)
+    page.wait_for_timeout(300)  # an update sent at once would overtake the held one here
+    assert len(held) == 1
+    held[0].continue_()
+    _white_settles_on(page, server, game_id, corner=43, edge=-43)
 
 
 def test_hints_leave_when_the_replay_steps_on(server: str, page: Any) -> None:
