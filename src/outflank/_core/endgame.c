@@ -500,12 +500,16 @@ static int order_ab(Search *s, u64 P, u64 O, int depth, int alpha, int beta) {
     return best;
 }
 
-/* The moves with their flips and fastest-first ordering keys. */
-static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
+/* The moves with their flips and fastest-first ordering keys. With a
+ * table, each child's bucket is requested as soon as its flips are known,
+ * so that the loads overlap the keys' work. */
+static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move, const TT *tt) {
     int n = 0;
     if (!(moves & (moves - 1))) { /* a single move: nothing to order */
         int sq = bb_first(moves);
-        list[0] = (EndMove){sq, 0, bb_flips(P, O, sq), MOVES_UNKNOWN};
+        u64 f = bb_flips(P, O, sq);
+        if (tt) tt_prefetch(tt, O & ~f, P | f | (1ULL << sq));
+        list[0] = (EndMove){sq, 0, f, MOVES_UNKNOWN};
         return 1;
     }
     u64 odd = odd_squares(~(P | O));
@@ -520,6 +524,7 @@ static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
         for (int k = 0; k < 8 && m; ++k, m &= m - 1) {
             int sq = bb_first(m);
             u64 f = bb_flips(P, O, sq);
+            if (tt) tt_prefetch(tt, O & ~f, P | f | (1ULL << sq));
             list[n++] = (EndMove){sq, 0, f, MOVES_UNKNOWN};
             __mmask8 lane = (__mmask8)(1u << k);
             flips = _mm512_mask_set1_epi64(flips, lane, (long long)f);
@@ -548,6 +553,7 @@ static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move) {
     for (u64 m = moves; m; m &= m - 1) {
         int sq = bb_first(m);
         u64 f = bb_flips(P, O, sq);
+        if (tt) tt_prefetch(tt, O & ~f, P | f | (1ULL << sq));
         u64 replies = MOVES_UNKNOWN;
         int key = sq == tt_move ? (1 << 29) : ff_key(P, O, sq, f, odd, &replies);
         list[n++] = (EndMove){sq, key, f, replies};
@@ -595,9 +601,8 @@ static inline int searched_key(Search *s, u64 P, u64 O, const EndMove *m, int de
  * those searches, the others after them. (Searching every child took 5 %
  * more time on FFO #40-#59 and 2 % more nodes; searching 5 made #53's
  * tree 35 % larger.) */
-static int gen_deep_moves(Search *s, u64 P, u64 O, u64 moves, EndMove *list, int tt_move,
-                          int empties) {
-    int n = gen_end_moves(P, O, moves, list, tt_move);
+static int order_deep_moves(Search *s, u64 P, u64 O, EndMove *list, int n, int tt_move,
+                            int empties) {
     if (n == 1) return 1; /* nothing to order */
     int depth = empties >= SHALLOW4_MIN   ? 4
                 : empties >= SHALLOW3_MIN ? 3
@@ -633,6 +638,12 @@ static int gen_deep_moves(Search *s, u64 P, u64 O, u64 moves, EndMove *list, int
     for (int i = 0; i < n; ++i)
         if (list[i].sq != tt_move && key[i] != SEARCHED) list[i].key = key[i] - AFTER;
     return n;
+}
+
+static int gen_deep_moves(Search *s, u64 P, u64 O, u64 moves, EndMove *list, int tt_move,
+                          int empties) {
+    int n = gen_end_moves(P, O, moves, list, tt_move, NULL);
+    return order_deep_moves(s, P, O, list, n, tt_move, empties);
 }
 
 /* ------------------------------------------------- probable cut-offs */
@@ -710,7 +721,7 @@ static int end_nws_sorted(Search *s, u64 P, u64 O, int alpha, int empties, u64 m
         *e = (SmallEntry){P, O, -64, 64};
     }
     EndMove list[MAX_MOVES];
-    int n = gen_end_moves(P, O, moves, list, MOVE_NONE);
+    int n = gen_end_moves(P, O, moves, list, MOVE_NONE, NULL);
     int best = -SCORE_INF;
     for (int i = 0; i < n; ++i) {
         end_pick(list, i, n);
@@ -784,32 +795,19 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves
             return best;
         }
     }
-    if (empties >= END_ETC_MIN) { /* enhanced transposition cut-off, before the ordering costs */
-        /* All the children's buckets are requested first, then probed:
-         * their cache misses overlap instead of following one another. */
-        u64 child_P[MAX_MOVES], child_O[MAX_MOVES];
-        int n_children = 0;
-        for (u64 m = moves; m; m &= m - 1) {
-            int sq = bb_first(m);
-            u64 f = bb_flips(P, O, sq);
-            child_P[n_children] = O & ~f;
-            child_O[n_children] = P | f | (1ULL << sq);
-            tt_prefetch(&s->tt, child_P[n_children], child_O[n_children]);
-            ++n_children;
-        }
-        for (int i = 0; i < n_children; ++i) {
-            const TTEntry *c = tt_probe(&s->tt, child_P[i], child_O[i], TT_TAG_END);
-            if (c && c->prec >= s->end_prec && -c->upper > alpha) return -c->upper;
-        }
-    }
+    /* The children's buckets are requested while their keys are computed
+     * (the misses overlap each other and that work); from END_ETC_MIN
+     * empties they are then probed for an enhanced transposition cut-off
+     * before the costlier ordering of the deep nodes. */
     EndMove list[MAX_MOVES];
-    int n = empties >= SHALLOW0_MIN ? gen_deep_moves(s, P, O, moves, list, MOVE_NONE, empties)
-                                    : gen_end_moves(P, O, moves, list, MOVE_NONE);
-    if (empties > END_TT_MIN && empties < END_ETC_MIN) /* the children will probe the table */
+    int n = gen_end_moves(P, O, moves, list, MOVE_NONE, empties > END_TT_MIN ? &s->tt : NULL);
+    if (empties >= END_ETC_MIN)
         for (int i = 0; i < n; ++i) {
             u64 f = list[i].flips;
-            tt_prefetch(&s->tt, O & ~f, P | f | (1ULL << list[i].sq));
+            const TTEntry *c = tt_probe(&s->tt, O & ~f, P | f | (1ULL << list[i].sq), TT_TAG_END);
+            if (c && c->prec >= s->end_prec && -c->upper > alpha) return -c->upper;
         }
+    if (empties >= SHALLOW0_MIN) n = order_deep_moves(s, P, O, list, n, MOVE_NONE, empties);
     for (int i = 0; i < n; ++i) {
         end_pick(list, i, n);
         if (i >= 1 && i + 1 < n && empties - 1 >= END_ETC_MIN) { /* probably an all-node */
@@ -871,7 +869,7 @@ static int end_pvs(Search *s, u64 P, u64 O, int alpha, int beta, int empties, in
     int tt_move = hint_move(s, e, P, O);
     EndMove list[MAX_MOVES];
     int n = empties >= SHALLOW0_MIN ? gen_deep_moves(s, P, O, moves, list, tt_move, empties)
-                                    : gen_end_moves(P, O, moves, list, tt_move);
+                                    : gen_end_moves(P, O, moves, list, tt_move, NULL);
     int best = -SCORE_INF, best_move = MOVE_NONE, a = alpha;
     for (int i = 0; i < n; ++i) {
         end_pick(list, i, n);
