@@ -462,8 +462,9 @@ def test_the_page_says_when_the_server_is_gone_and_when_it_is_back(
 
 
 def test_two_sliders_moved_with_the_mouse_both_reach_the_server(server: str, page: Any) -> None:
-    """The second change was sent with the settings the card was last drawn
-    with, so it quietly put the first slider back on the server."""
+    """Two bugs put the first slider back on the server: the second change
+    was sent with the settings the card was last drawn with, and two
+    updates sent at once could arrive in either order."""
     _new_game(page, server, "regions")
     game_id = page.url.rsplit("/", 1)[-1].split("?")[0]
     held: list[Any] = []  # the first PATCH waits until the page has had time to send another
