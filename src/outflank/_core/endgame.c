@@ -640,6 +640,7 @@ static int order_deep_moves(Search *s, u64 P, u64 O, EndMove *list, int n, int t
     return n;
 }
 
+/* The moves of a deep node (principal variation), ordered as above. */
 static int gen_deep_moves(Search *s, u64 P, u64 O, u64 moves, EndMove *list, int tt_move,
                           int empties) {
     int n = gen_end_moves(P, O, moves, list, tt_move, NULL);
