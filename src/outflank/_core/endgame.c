@@ -500,6 +500,12 @@ static int order_ab(Search *s, u64 P, u64 O, int depth, int alpha, int beta) {
     return best;
 }
 
+/* Request from tt (if any) the bucket of the child of (P, O) where sq is
+ * played, flipping f. */
+static inline void prefetch_child(const TT *tt, u64 P, u64 O, int sq, u64 f) {
+    if (tt) tt_prefetch(tt, O & ~f, P | f | (1ULL << sq));
+}
+
 /* The moves with their flips and fastest-first ordering keys. With a
  * table, each child's bucket is requested as soon as its flips are known,
  * so that the loads overlap the keys' work. */
@@ -508,7 +514,7 @@ static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move, co
     if (!(moves & (moves - 1))) { /* a single move: nothing to order */
         int sq = bb_first(moves);
         u64 f = bb_flips(P, O, sq);
-        if (tt) tt_prefetch(tt, O & ~f, P | f | (1ULL << sq));
+        prefetch_child(tt, P, O, sq, f);
         list[0] = (EndMove){sq, 0, f, MOVES_UNKNOWN};
         return 1;
     }
@@ -524,7 +530,7 @@ static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move, co
         for (int k = 0; k < 8 && m; ++k, m &= m - 1) {
             int sq = bb_first(m);
             u64 f = bb_flips(P, O, sq);
-            if (tt) tt_prefetch(tt, O & ~f, P | f | (1ULL << sq));
+            prefetch_child(tt, P, O, sq, f);
             list[n++] = (EndMove){sq, 0, f, MOVES_UNKNOWN};
             __mmask8 lane = (__mmask8)(1u << k);
             flips = _mm512_mask_set1_epi64(flips, lane, (long long)f);
@@ -553,7 +559,7 @@ static int gen_end_moves(u64 P, u64 O, u64 moves, EndMove *list, int tt_move, co
     for (u64 m = moves; m; m &= m - 1) {
         int sq = bb_first(m);
         u64 f = bb_flips(P, O, sq);
-        if (tt) tt_prefetch(tt, O & ~f, P | f | (1ULL << sq));
+        prefetch_child(tt, P, O, sq, f);
         u64 replies = MOVES_UNKNOWN;
         int key = sq == tt_move ? (1 << 29) : ff_key(P, O, sq, f, odd, &replies);
         list[n++] = (EndMove){sq, key, f, replies};
@@ -740,19 +746,6 @@ static int end_nws_sorted(Search *s, u64 P, u64 O, int alpha, int empties, u64 m
     return best;
 }
 
-/* Request the bucket of child m (of (P, O)) while the child before it is
- * searched, so that it arrives meanwhile: at a node whose first child did
- * not cut (an all-node, most likely) every child is searched, and each
- * one's probe would otherwise wait for memory (its bucket, requested with
- * the keys, may have left the cache during the searches before it). Its
- * children's buckets were requested here too until the twenty-sixth
- * session (3 % less time on FFO #55 then); since the child requests them
- * itself while computing its keys, that made no difference (#55 270.6
- * against 270.1 CPU s in a swapped pair). */
-static void prefetch_next_child(Search *s, u64 P, u64 O, const EndMove *m) {
-    tt_prefetch(&s->tt, O & ~m->flips, P | m->flips | (1ULL << m->sq));
-}
-
 static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves) {
     ++s->nodes;
     if (search_should_stop(s)) return 0;
@@ -814,8 +807,11 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves
     for (int i = 0; i < n; ++i) {
         end_pick(list, i, n);
         if (i >= 1 && i + 1 < n && empties - 1 >= END_ETC_MIN) { /* probably an all-node */
+            /* every child will be searched: the next one's bucket is
+             * requested again while this one is (requested with the keys,
+             * it may have left the cache during the searches before) */
             end_pick(list, i + 1, n);
-            prefetch_next_child(s, P, O, &list[i + 1]);
+            prefetch_child(&s->tt, P, O, list[i + 1].sq, list[i + 1].flips);
         }
         u64 f = list[i].flips;
         u64 nP = O & ~f, nO = P | f | (1ULL << list[i].sq);
