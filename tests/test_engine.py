@@ -59,6 +59,28 @@ def test_ffo_20_39_exact_scores(ffo_dir: Path) -> None:
     _check_suite(ffo_dir / "fforum-20-39.obf")
 
 
+# The solver's tree on FFO #1-#19 (14-16 empties), one fresh 16 MiB engine
+# each, summed. Speed work on the solver keeps its tree, and this number
+# with it: a change that meant to keep the tree but altered the move order
+# (a parity, a key or a table slip) changes the count while every score
+# stays right. A change of the order itself updates it, with a note in
+# docs/benchmarks.md.
+FFO_1_19_SOLVER_NODES = 1_433_138
+
+
+def test_solver_tree_is_pinned_on_ffo_1_19(ffo_dir: Path) -> None:
+    entries = read_obf_file(ffo_dir / "fforum-1-19.obf")
+    nodes = [Engine(tt_mb=16).solve(entry.board).nodes for entry in entries]
+    assert sum(nodes) == FFO_1_19_SOLVER_NODES, nodes
+
+
+def test_engine_is_part_of_the_package_api() -> None:
+    import outflank
+
+    assert outflank.Engine is Engine and outflank.SearchResult is SearchResult
+    assert {"Engine", "SearchResult"} <= set(outflank.__all__)
+
+
 def test_wld_solves_with_the_selective_pass(ffo_dir: Path) -> None:
     """From 20 empties a solve starts with a selective pass whose bounds are
     only probable; win/draw/loss answers must still be exact."""

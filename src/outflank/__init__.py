@@ -2,10 +2,11 @@
 
 The public API in short::
 
-    from outflank import Board, Move
+    from outflank import Board, Engine
     board = Board()
     board.play("f5")
     print(board)
+    print(Engine().search(board, depth=8).best_move)
 
 See the README and docs/ for the engine, the teaching search and the apps.
 """
@@ -23,6 +24,7 @@ from outflank.board import (
     parse_square,
     square_name,
 )
+from outflank.engine import Engine, SearchResult
 from outflank.errors import (
     GameOverError,
     IllegalMoveError,
@@ -42,6 +44,7 @@ __all__ = [
     "WHITE",
     "Board",
     "Color",
+    "Engine",
     "GameOverError",
     "IllegalMoveError",
     "InvalidBoardError",
@@ -51,6 +54,7 @@ __all__ = [
     "OutflankError",
     "Rules",
     "SearchLimitError",
+    "SearchResult",
     "__version__",
     "parse_square",
     "square_name",
