@@ -63,8 +63,9 @@ def test_ffo_20_39_exact_scores(ffo_dir: Path) -> None:
 # each, summed. Speed work on the solver keeps its tree, and this number
 # with it: a change that meant to keep the tree but altered the move order
 # (a parity, a key or a table slip) changes the count while every score
-# stays right. A change of the order itself updates it, with a note in
-# docs/benchmarks.md.
+# stays right. A change of the order itself (or of the `default`
+# evaluation's weights, which order the deeper nodes) updates it, with a
+# note in docs/benchmarks.md.
 FFO_1_19_SOLVER_NODES = 1_433_138
 
 

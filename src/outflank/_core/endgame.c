@@ -369,8 +369,8 @@ typedef struct {
 
 /* Move the best-keyed of list[i..n-1] to i (the first of equal keys).
  * Written without a branch (conditional moves): the winner changes at
- * unpredictable places, and the mispredicted branches had cost 2 % of the
- * solver's time (FFO #50-#54). */
+ * unpredictable places, and the mispredicted branches had cost 2.4 % of
+ * the solver's time (FFO #50-#54). */
 static inline void end_pick(EndMove *list, int i, int n) {
     int b = i, best = list[i].key;
     for (int j = i + 1; j < n; ++j) {
