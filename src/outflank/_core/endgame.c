@@ -644,10 +644,9 @@ static int key_reaches(Search *s, u64 P, u64 O, EndMove *m, int depth, int need,
     u64 f = m->flips, nP = O & ~f, nO = P | f | (1ULL << m->sq);
     int u = order_ab(s, nP, nO, depth, (int)t, (int)t + 1);
     if (u > t) { /* a lower bound on u: the key is at most deep_key(m, u) < need */
-        int key = deep_key(m, u);
         est->squares |= 1ULL << m->sq;
         est->ff_key[m->sq] = m->key;
-        m->key = key < need ? key : need - 1;
+        m->key = deep_key(m, u);
         return 0;
     }
     m->key = deep_key(m, order_ab(s, nP, nO, depth, -SCORE_INF + 1, SCORE_INF));
