@@ -72,8 +72,12 @@ def move(client: TestClient, game_id: str, seat: str, square: str) -> Any:
     return client.post(f"/api/games/{game_id}/moves", json={"seat": seat, "move": square})
 
 
-def wait_for(client: TestClient, game_id: str, predicate: Any, timeout: float = 20.0) -> dict:
-    """Long-poll the game until ``predicate(state)`` holds."""
+def wait_for(
+    client: TestClient, game_id: str, predicate: Any, timeout: float = 20.0, poll: float = 5.0
+) -> dict:
+    """Long-poll the game until ``predicate(state)`` holds. A long poll wakes
+    on a new version only; "thinking" is not versioned, so a predicate on it
+    needs a short ``poll`` (each poll then also ends after that many seconds)."""
     import time
 
     deadline = time.monotonic() + timeout
@@ -82,6 +86,6 @@ def wait_for(client: TestClient, game_id: str, predicate: Any, timeout: float = 
         left = deadline - time.monotonic()
         assert left > 0, f"timed out waiting; last state: {state}"
         state = client.get(
-            f"/api/games/{game_id}", params={"since": state["version"], "wait": min(left, 5)}
+            f"/api/games/{game_id}", params={"since": state["version"], "wait": min(left, poll)}
         ).json()
     return state

@@ -129,7 +129,7 @@ def test_undo_while_the_ai_thinks_says_nobody_thinks(client: TestClient) -> None
     strong = {"kind": "ai", "ai": "level", "level": 20}  # thinks up to the 5 s cap
     game_id, seats, _ = new_game(client, white=strong, start="f5d6c3d3c4f4f6f3e6e7d7c6")
     move(client, game_id, seats["black"], "b6")
-    wait_for(client, game_id, lambda s: s["thinking"] == "white")
+    wait_for(client, game_id, lambda s: s["thinking"] == "white", poll=0.05)
     undone = client.post(f"/api/games/{game_id}/undo", json={"seat": seats["black"]}).json()
     assert undone["turn"] == "black" and undone["thinking"] is None
 
@@ -160,7 +160,7 @@ def test_a_search_cut_short_by_shutdown_is_not_saved_as_a_move(db_path: Path) ->
     with TestClient(create_app(str(db_path), ai_delay=0.0, time_cap=30.0)) as first:
         game_id, seats, _ = new_game(first, white=strong)
         move(first, game_id, seats["black"], "f5")
-        wait_for(first, game_id, lambda s: s["thinking"] == "white")
+        wait_for(first, game_id, lambda s: s["thinking"] == "white", poll=0.05)
     storage = Storage(str(db_path))
     with storage.session() as session:
         moves = session.scalars(select(MoveRow.move).where(MoveRow.game_id == game_id)).all()
