@@ -649,7 +649,7 @@ static int key_reaches(Search *s, u64 P, u64 O, EndMove *m, int depth, int need,
         m->key = deep_key(m, u);
         return 0;
     }
-    m->key = deep_key(m, order_ab(s, nP, nO, depth, -SCORE_INF + 1, SCORE_INF));
+    m->key = searched_key(s, P, O, m, depth);
     return 1;
 }
 
@@ -731,10 +731,11 @@ static int order_deep_moves(Search *s, u64 P, u64 O, EndMove *list, int n, int t
  * so that the others go in the same order as with exact keys throughout. */
 static void exact_keys(Search *s, u64 P, u64 O, EndMove *list, int n, const Estimates *est,
                        int empties) {
+    int depth = order_depth(empties);
     for (int i = 1; i < n; ++i)
         if (est->squares >> list[i].sq & 1) {
-            list[i].key = est->ff_key[list[i].sq];
-            list[i].key = searched_key(s, P, O, &list[i], order_depth(empties));
+            list[i].key = est->ff_key[list[i].sq]; /* the base that searched_key adds to */
+            list[i].key = searched_key(s, P, O, &list[i], depth);
         }
 }
 
