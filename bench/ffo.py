@@ -89,12 +89,14 @@ def main() -> int:
             f"{cpu:>8.2f} {result.nodes / cpu if cpu else 0:>12,.0f}",
             flush=True,
         )
+    listed = sum(e.best_score is not None for _, e in numbered)
+    checked = f"{correct}/{listed} correct" if listed else "no listed scores to check"
     print(
-        f"total: {correct}/{len(numbered)} correct, {total_nodes:,} nodes, "
+        f"total: {len(numbered)} positions, {checked}, {total_nodes:,} nodes, "
         f"{total_time:.1f} s wall, {total_cpu:.1f} s CPU, "
         f"{total_nodes / total_cpu if total_cpu else 0:,.0f} nodes/CPU s"
     )
-    return 0 if correct == sum(e.best_score is not None for _, e in numbered) else 1
+    return 0 if correct == listed else 1
 
 
 if __name__ == "__main__":
