@@ -190,10 +190,10 @@ def test_the_stable_discs_feature_counts_both_colours(seed: int, plies: int) -> 
     assert numeric[2] == expected
 
 
-# Pattern types of the evaluator: squares in the a1 corner's orientation, in
-# the order of eval_default.h (corner 3x3, edge + 2 X, corner 2x5, rows 2-4,
-# diagonals of 8 to 4 squares).
-PATTERN_TYPES = [
+# The first fitted evaluator's pattern types (version-2 weight files): squares
+# in the a1 corner's orientation (corner 3x3, edge + 2 X, corner 2x5, rows
+# 2-4, diagonals of 8 to 4 squares).
+LEGACY_TYPES = [
     "a1 b1 c1 a2 b2 c2 a3 b3 c3",
     "a1 b1 c1 d1 e1 f1 g1 h1 b2 g2",
     "a1 b1 c1 d1 e1 a2 b2 c2 d2 e2",
@@ -206,6 +206,18 @@ PATTERN_TYPES = [
     "d1 e2 f3 g4 h5",
     "e1 f2 g3 h4",
 ]
+# Other shapes a model may have: a corner triangle, a corner block with the
+# edge beyond it, an odd asymmetric set, a single square.
+OTHER_TYPES = [
+    "a1 b1 c1 d1 a2 b2 c2 a3 b3 a4",
+    "a1 b1 c1 d1 e1 f1 g1 h1 a2 b2",
+    "b1 d2 e5",
+    "d4",
+]
+
+
+def _mask(spec: str) -> int:
+    return _bits(*spec.split())
 
 
 def _smallest_image(raw: int, n: int, own: list[tuple[int, ...]], position: dict[int, int]) -> int:
@@ -214,14 +226,16 @@ def _smallest_image(raw: int, n: int, own: list[tuple[int, ...]], position: dict
     return min(sum(digits[position[img[i]]] * 3**i for i in range(n)) for img in own)
 
 
-def _oracle_tables() -> list[tuple[int, list[list[tuple[int, ...]]], dict[int, int]]]:
+def _oracle_tables(
+    masks: list[int],
+) -> list[tuple[int, list[list[tuple[int, ...]]], dict[int, int]]]:
     """Per type: its offset, its instances (one square list per symmetry that
     reads it) and the canonical id of each configuration, built the slow way:
     a configuration's id is the rank of the smallest configuration it can be
     mapped to by a symmetry that keeps the type's squares."""
     tables, offset = [], 0
-    for spec in PATTERN_TYPES:
-        squares = [_bits(name).bit_length() - 1 for name in spec.split()]
+    for mask in masks:
+        squares = [sq for sq in range(64) if mask >> sq & 1]
         images = []
         for f in SYMMETRIES:
             image = []
@@ -244,21 +258,53 @@ def _oracle_tables() -> list[tuple[int, list[list[tuple[int, ...]]], dict[int, i
     return tables
 
 
-def test_pattern_features_match_a_slow_reference() -> None:
-    tables = _oracle_tables()
-    assert sum(len(group) for _, group, _ in tables) == _core.eval_layout()["patterns"]
-    assert (
-        tables[-1][0] + len(set(tables[-1][2].values())) == _core.eval_layout()["pattern_weights"]
-    )
+def _oracle_features(tables, p: int, o: int) -> list[int]:
+    expected = []
+    for offset, instances, canon in tables:
+        for group in instances:
+            img = group[0]
+            raw = sum(((p >> sq & 1) + 2 * (o >> sq & 1)) * 3**i for i, sq in enumerate(img))
+            expected.append(offset + canon[raw])
+    return sorted(expected)
+
+
+def test_the_legacy_types_are_the_version_2_types() -> None:
+    from outflank import evalmodel
+
+    assert [_mask(spec) for spec in LEGACY_TYPES] == list(evalmodel.LEGACY_MASKS)
+
+
+@pytest.mark.parametrize("which", ["packaged", "legacy", "other"])
+def test_pattern_features_match_a_slow_reference(which: str) -> None:
+    masks = {
+        "packaged": _core.eval_layout()["types"],
+        "legacy": [_mask(spec) for spec in LEGACY_TYPES],
+        "other": [_mask(spec) for spec in OTHER_TYPES],
+    }[which]
+    tables = _oracle_tables(masks)
+    layout = _core.eval_layout(masks=masks)
+    assert layout["types"] == list(masks)
+    assert sum(len(group) for _, group, _ in tables) == layout["patterns"]
+    assert tables[-1][0] + len(set(tables[-1][2].values())) == layout["pattern_weights"]
     for seed in range(40):
         p, o = _random_position(seed, seed % 61)
-        expected = []
-        for offset, instances, canon in tables:
-            for group in instances:
-                img = group[0]
-                raw = sum(((p >> sq & 1) + 2 * (o >> sq & 1)) * 3**i for i, sq in enumerate(img))
-                expected.append(offset + canon[raw])
-        assert _features(p, o)[0] == sorted(expected)
+        raw = _core.eval_features(
+            p.to_bytes(8, sys.byteorder), o.to_bytes(8, sys.byteorder), masks=masks
+        )
+        feats = list(memoryview(raw).cast("i"))
+        assert sorted(feats[: layout["patterns"]]) == _oracle_features(tables, p, o)
+        if which == "packaged":
+            assert (sorted(feats[: layout["patterns"]]), feats[layout["patterns"] :]) == _features(
+                p, o
+            )
+
+
+def test_bad_pattern_masks_are_refused() -> None:
+    for masks in ([], [0], [0x7FF], [1] * 33, ["a1"]):
+        with pytest.raises((ValueError, TypeError)):
+            _core.eval_layout(masks=masks)
+    with pytest.raises(ValueError, match="overlap"):
+        _core.eval_features(b"\1" + bytes(7), b"\1" + bytes(7), masks=[1])
 
 
 def test_the_package_loads_its_fitted_weights() -> None:
@@ -278,6 +324,109 @@ def test_a_malformed_weight_file_is_refused_and_changes_nothing() -> None:
     assert _core.eval_default(p, o) == before
     _core.eval_load(blob)  # reloading the same weights is harmless
     assert _core.eval_default(p, o) == before
+
+
+def _random_weights(masks: list[int], anchors: tuple[int, ...], seed: int):
+    import numpy as np
+
+    from outflank import evalmodel
+
+    rng = np.random.default_rng(seed)
+    width = _core.eval_layout(masks=masks)["pattern_weights"]
+    return evalmodel.WeightFile(
+        tuple(masks),
+        anchors,
+        np.round(rng.normal(0, 2, (len(anchors), width)), 2),
+        np.round(rng.normal(0, 2, (len(anchors), len(evalmodel.NUMERIC) + 1)), 2),
+    )
+
+
+def _expected_score(wf, p: int, o: int) -> int:
+    """The score a weight file gives, the slow way: its features times its
+    weights, interpolated between the anchors in 1/100 disc (as the core)."""
+    raw = _core.eval_features(
+        p.to_bytes(8, sys.byteorder), o.to_bytes(8, sys.byteorder), masks=list(wf.masks)
+    )
+    feats = list(memoryview(raw).cast("i"))
+    n = len(feats) - 6
+    e = min(64 - (p | o).bit_count(), 60)
+    anchors = wf.anchors
+    a = max([i for i, x in enumerate(anchors) if x <= e], default=0)
+    b = min(a + 1, len(anchors) - 1)
+    span, t = anchors[b] - anchors[a], e - anchors[a]
+    if span <= 0 or t < 0:
+        span, t = 1, 0
+    t = min(t, span)
+
+    def interp(va: int, vb: int) -> int:
+        return int((va * (span - t) + vb * t) / span)  # C division: toward zero
+
+    pa = [round(v * 100) for v in wf.patterns[a]]
+    pb = [round(v * 100) for v in wf.patterns[b]]
+    na = [round(v * 100) for v in wf.numeric[a]]
+    nb = [round(v * 100) for v in wf.numeric[b]]
+    score = interp(na[6], nb[6])
+    score += sum(interp(pa[i], pb[i]) for i in feats[:n])
+    score += sum(interp(na[i], nb[i]) * feats[n + i] for i in range(6))
+    return score
+
+
+def test_a_model_of_other_types_loads_into_a_slot_and_scores_as_its_weights_say() -> None:
+    from outflank import evalmodel
+
+    masks = [_mask(spec) for spec in OTHER_TYPES]
+    wf = _random_weights(masks, (0, 7, 30, 52), seed=5)
+    blob = wf.to_bytes()
+    assert evalmodel.parse(blob).masks == tuple(masks)
+    packaged = [
+        (p, o, _core.eval_default(p, o)) for p, o in (_random_position(s, s) for s in range(60))
+    ]
+    _core.eval_load(blob, 2)
+    try:
+        assert _core.eval_layout(2)["types"] == masks and _core.eval_layout(2)["fitted"] == 1
+        for p, o, score in packaged:
+            assert _core.eval_default(p, o) == score  # the active model is still slot 0
+            assert _core.eval_default(p, o, slot=2) == _expected_score(wf, p, o)
+        ps = b"".join(p.to_bytes(8, sys.byteorder) for p, _, _ in packaged)
+        os_ = b"".join(o.to_bytes(8, sys.byteorder) for _, o, _ in packaged)
+        assert list(memoryview(_core.eval_scores(ps, os_, 2)).cast("i")) == [
+            _expected_score(wf, p, o) for p, o, _ in packaged
+        ]
+        _core.eval_use(2)
+        assert _core.eval_layout()["slot"] == 2
+        for p, o, _ in packaged[:10]:
+            assert _core.eval_default(p, o) == _expected_score(wf, p, o)
+    finally:
+        _core.eval_use(0)
+    assert [_core.eval_default(p, o) for p, o, _ in packaged] == [s for _, _, s in packaged]
+
+
+def test_the_packaged_weights_score_as_the_file_says() -> None:
+    from importlib import resources
+
+    from outflank import evalmodel
+
+    wf = evalmodel.parse(
+        __import__("gzip").decompress(
+            resources.files("outflank").joinpath("data", "eval.bin.gz").read_bytes()
+        )
+    )
+    assert list(wf.masks) == _core.eval_layout()["types"]
+    for seed in range(30):
+        p, o = _random_position(seed, 2 * seed)
+        assert _core.eval_default(p, o) == _expected_score(wf, p, o)
+
+
+def test_slots_refuse_bad_numbers() -> None:
+    with pytest.raises(ValueError, match="slot"):
+        _core.eval_use(3)  # nothing loaded there
+    for slot in (-1, 4):
+        with pytest.raises(ValueError, match="slot"):
+            _core.eval_use(slot)
+        with pytest.raises(ValueError, match="slot"):
+            _core.eval_load(b"OFEVAL2\0", slot)
+    with pytest.raises(ValueError, match="slot"):
+        _core.eval_default(0, 0, slot=3)
 
 
 @pytest.mark.parametrize("variable", ["OUTFLANK_NO_BMI2", "OUTFLANK_NO_VBMI"])

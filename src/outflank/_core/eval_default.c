@@ -3,23 +3,24 @@
  *
  * A linear model whose weights depend on the game phase (number of empty
  * squares), over:
- *   - 46 pattern look-ups of 11 pattern types (the 3x3 corner block, the
- *     edge with its two X squares, the 2x5 corner block, the rows 2, 3 and 4,
- *     the diagonals of 8, 7, 6, 5 and 4 squares), each type's instances
- *     sharing one table of weights indexed by the squares' contents read as
- *     a base-3 number (a configuration and its image under the pattern's own
- *     symmetry share a weight);
+ *   - pattern look-ups: each pattern type is a set of squares (at most 10),
+ *     read on the board through every symmetry that gives a new set (its
+ *     instances); the instances of a type share one table of weights
+ *     indexed by the squares' contents read as a base-3 number, and a
+ *     configuration and its image under the type's own symmetries share a
+ *     weight. The shipped model's types come with its weight file
+ *     (docs/evaluation.md lists them);
  *   - numeric features (mover minus opponent): mobility, potential mobility,
  *     stable discs, discs, parity, corners, plus a constant.
  * The weights are fitted by scripts/train_eval.py, which writes them (at a
- * few anchor phases) to src/outflank/data/eval.bin; the package loads that
- * file at import (eval_default_load) and the weights are interpolated to
- * every phase here. Without them the evaluator falls back to hand weights
- * on the numeric features. Every feature is invariant under the 8 board
- * symmetries, so the score is too.
+ * few anchor phases) to src/outflank/data/eval.bin.gz; the package loads
+ * that file at import (eval_default_load) and the weights are interpolated
+ * to every phase here. Without them the evaluator falls back to hand
+ * weights on the numeric features. Every feature is invariant under the 8
+ * board symmetries, so the score is too.
  *
  * A pattern type's squares are given as one mask in the a1 corner's
- * orientation, and instance k is that mask seen through symmetry k: it
+ * orientation, and an instance is that mask seen through a symmetry k: it
  * reads the squares that symmetry k maps onto the mask, each standing for
  * the digit of the square it maps to. The instance's squares are gathered
  * straight from the board (with BMI2's pext where the processor has it)
@@ -43,8 +44,7 @@
 
 #define CORNERS 0x8100000000000081ULL
 
-/* The pattern types' squares, in the a1 corner's orientation. */
-static const u64 TYPE_MASK[EVAL_TYPES] = {
+const u64 EVAL_LEGACY_MASKS[EVAL_LEGACY_TYPES] = {
     0x0000000000070707ULL, /* corner 3x3: a1-c3 */
     0x00000000000042FFULL, /* edge a1-h1 with b2 and g2 */
     0x0000000000001F1FULL, /* corner 2x5: a1-e2 */
@@ -58,40 +58,45 @@ static const u64 TYPE_MASK[EVAL_TYPES] = {
     0x0000000080402010ULL, /* diagonal e1-h4 */
 };
 
-/* Instances: type and symmetry (bit 0 mirror columns, bit 1 mirror rows,
- * bit 2 transpose, applied in that order): per type, the symmetries whose
- * preimages of the type's squares are new (checked by build_patterns). */
-static const unsigned char INST_TYPE[EVAL_PATTERNS] = {
-    0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4,
-    4, 5, 5, 5, 5, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10};
-static const unsigned char INST_SYM[EVAL_PATTERNS] = {
-    0, 1, 2, 3, 0, 2, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7, 0, 2, 4, 5, 0, 2, 4,
-    5, 0, 2, 4, 5, 0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
-/* Per type: offset of its raw table (3^squares entries) among the raw
- * weights, and offset of its canonical ids among the fitted ones. */
-#define RAW_TOTAL 167265
-static const int TYPE_RAW_OFF[EVAL_TYPES + 1] = {
-    0, 19683, 78732, 137781, 144342, 150903, 157464, 164025, 166212, 166941, 167184, RAW_TOTAL};
-static int type_canon_off[EVAL_TYPES];
-static int canon_total;
-/* Raw index -> canonical id (within the type), one table per type. */
-static int *canon_of[EVAL_TYPES];
-/* Per instance: the squares it reads on the board (ascending), and the
- * base-3 value of any subset of them, indexed by the subset gathered to the
- * low bits: bit j (the j-th lowest square) adds 3^d, d the digit of the
- * type's square it maps to. Instances that read their squares in the type's
- * order share the first table; the others share one table per order. */
-static u64 inst_squares[EVAL_PATTERNS];
-static const uint16_t *inst_digits[EVAL_PATTERNS];
-static uint16_t digit_tables[EVAL_PATTERNS * 1024];
-/* Per instance: the square read for each base-3 digit (digit d weighs 3^d). */
-static uint8_t digit_square[EVAL_PATTERNS][10];
-/* Loaded weights per number of empties 0..60, in raw order. */
-static short *w_raw;                 /* [61][RAW_TOTAL] */
-/* (+ 2: the AVX-512 gather reads 32 bits at the last weight) */
-#define W_RAW_BYTES ((size_t)61 * RAW_TOTAL * sizeof(short) + 2)
-static int w_num[61][EVAL_NUM + 1]; /* last: constant */
-static int loaded;
+#define VB_MAX_GROUPS (EVAL_MAX_PATTERNS / 4)
+
+struct EvalModel {
+    int n_types, n_inst, raw_total, canon_total;
+    u64 type_mask[EVAL_MAX_TYPES];
+    int type_raw_off[EVAL_MAX_TYPES + 1]; /* offset of a type's raw table (3^squares) */
+    int type_canon_off[EVAL_MAX_TYPES];   /* offset of its canonical ids */
+    int *canon_of[EVAL_MAX_TYPES];        /* raw index -> canonical id within the type */
+    /* Per instance: its type, the squares it reads on the board, its raw
+     * table's offset, and the base-3 value of any subset of its squares,
+     * indexed by the subset gathered to the low bits (bit j, the j-th lowest
+     * square, adds 3^d, d the digit of the type's square it maps to).
+     * Instances that read their squares in the type's order share the first
+     * table; the others share one table per order. */
+    uint8_t inst_type[EVAL_MAX_PATTERNS];
+    u64 inst_squares[EVAL_MAX_PATTERNS];
+    int inst_raw_off[EVAL_MAX_PATTERNS];
+    const uint16_t *inst_digits[EVAL_MAX_PATTERNS];
+    uint16_t *digit_tables;
+    /* Per instance: the square read for each base-3 digit (digit d: 3^d). */
+    uint8_t digit_square[EVAL_MAX_PATTERNS][EVAL_MAX_SQUARES];
+    uint8_t inst_size[EVAL_MAX_PATTERNS];
+#ifdef HAVE_X86_DISPATCH
+    /* The AVX-512 path (pattern_sum_vbmi): per group of four instances */
+    int vb_groups; /* a multiple of 4 (unused groups read nothing) */
+    _Alignas(64) uint8_t vb_perm[VB_MAX_GROUPS][64]; /* board byte for each slot byte */
+    __mmask64 vb_used[VB_MAX_GROUPS];                /* slot bytes that are digits */
+    __mmask16 vb_lanes[VB_MAX_GROUPS / 4];           /* the instances of a gather */
+    _Alignas(64) int32_t vb_offset[VB_MAX_GROUPS][16]; /* raw offsets, in each slot's first lane */
+#endif
+    /* Weights per number of empties 0..60, in raw order (NULL: none yet) */
+    short *w_raw; /* [61][raw_total] */
+    size_t w_bytes;
+    int w_num[61][EVAL_NUM + 1]; /* last: constant */
+};
+
+static EvalModel *slots[EVAL_SLOTS];
+static EvalModel *active;
+static int active_slot;
 static int initialised;
 static int use_pext;
 static int use_vbmi;
@@ -131,16 +136,16 @@ static int pow3(int k) {
     return v;
 }
 
-/* Instances and canonical ids of every pattern type. */
-static int build_patterns(void) {
-    int n = 0;
-    canon_total = 0;
-    for (int t = 0; t < EVAL_TYPES; ++t) {
-        u64 mask = TYPE_MASK[t];
+/* Instances and canonical ids of every pattern type; -1 when too many. */
+static int build_patterns(EvalModel *m) {
+    int n = 0, raw_total = 0;
+    m->canon_total = 0;
+    for (int t = 0; t < m->n_types; ++t) {
+        u64 mask = m->type_mask[t];
         int size = bb_count(mask);
         /* Instances: symmetries whose preimage of the mask is new. Own
-         * symmetries: those that keep the mask; perm[k][i] = digit that
-         * digit i comes from. */
+         * symmetries: those that keep the mask; perm[j][d] = the digit that
+         * own symmetry j maps digit d to. */
         u64 seen[8];
         int n_seen = 0, own[8], n_own = 0;
         for (int k = 0; k < 8; ++k) {
@@ -152,11 +157,20 @@ static int build_patterns(void) {
             if (pre == mask) own[n_own++] = k;
             if (dup) continue;
             seen[n_seen++] = pre;
-            if (n >= EVAL_PATTERNS || INST_TYPE[n] != t || INST_SYM[n] != k) return -1;
-            inst_squares[n++] = pre;
+            if (n >= EVAL_MAX_PATTERNS) return -1;
+            m->inst_type[n] = (uint8_t)t;
+            m->inst_size[n] = (uint8_t)size;
+            m->inst_squares[n] = pre;
+            /* the digit each square read stands for */
+            int i = 0;
+            for (u64 b = pre; b; b &= b - 1, ++i) {
+                u64 image = symmetry(1ULL << bb_first(b), k);
+                m->digit_square[n][bb_count(mask & (image - 1))] = (uint8_t)bb_first(b);
+            }
+            ++n;
         }
-        int sqs[10], perm[8][10], i = 0;
-        for (u64 m = mask; m; m &= m - 1) sqs[i++] = bb_first(m);
+        int sqs[EVAL_MAX_SQUARES], perm[8][EVAL_MAX_SQUARES], i = 0;
+        for (u64 b = mask; b; b &= b - 1) sqs[i++] = bb_first(b);
         for (int j = 0; j < n_own; ++j)
             for (int d = 0; d < size; ++d) {
                 u64 image = symmetry(1ULL << sqs[d], own[j]);
@@ -164,24 +178,29 @@ static int build_patterns(void) {
                     if (image >> sqs[e] & 1) perm[j][d] = e;
             }
         int raw = pow3(size);
-        if (TYPE_RAW_OFF[t + 1] - TYPE_RAW_OFF[t] != raw) return -1;
-        canon_of[t] = malloc((size_t)raw * sizeof(int));
-        if (!canon_of[t]) return -1;
-        for (int r = 0; r < raw; ++r) canon_of[t][r] = -1;
+        m->type_raw_off[t] = raw_total;
+        raw_total += raw;
+        m->canon_of[t] = malloc((size_t)raw * sizeof(int));
+        if (!m->canon_of[t]) return -1;
+        for (int r = 0; r < raw; ++r) m->canon_of[t][r] = -1;
         int next = 0;
         for (int r = 0; r < raw; ++r) {
-            if (canon_of[t][r] >= 0) continue;
+            if (m->canon_of[t][r] >= 0) continue;
             for (int j = 0; j < n_own; ++j) {
                 int image = 0;
                 for (int d = 0; d < size; ++d) image += (r / pow3(d) % 3) * pow3(perm[j][d]);
-                canon_of[t][image] = next;
+                m->canon_of[t][image] = next;
             }
-            canon_of[t][r] = next++;
+            m->canon_of[t][r] = next++;
         }
-        type_canon_off[t] = canon_total;
-        canon_total += next;
+        m->type_canon_off[t] = m->canon_total;
+        m->canon_total += next;
     }
-    return n == EVAL_PATTERNS ? 0 : -1;
+    m->type_raw_off[m->n_types] = raw_total;
+    m->raw_total = raw_total;
+    m->n_inst = n;
+    for (int i = 0; i < n; ++i) m->inst_raw_off[i] = m->type_raw_off[m->inst_type[i]];
+    return 0;
 }
 
 /* pext in software: the bits of x under mask, packed to the bottom. */
@@ -194,45 +213,45 @@ static inline unsigned pext_soft(u64 x, u64 mask) {
 
 /* Which table turns instance i's gathered bits into base-3 digits (after
  * build_patterns, which finds the instances' squares). */
-static int build_instance_reads(void) {
-    int used = 1024; /* the first table: digits in ascending order */
-    for (int b = 0; b < 1024; ++b) {
+static int build_instance_reads(EvalModel *m) {
+    const int width = 1 << EVAL_MAX_SQUARES;
+    m->digit_tables = malloc((size_t)(m->n_inst + 1) * width * sizeof(uint16_t));
+    if (!m->digit_tables) return -1;
+    int used = width; /* the first table: digits in ascending order */
+    for (int b = 0; b < width; ++b) {
         int v = 0;
-        for (int k = 0; k < 10; ++k)
+        for (int k = 0; k < EVAL_MAX_SQUARES; ++k)
             if (b >> k & 1) v += pow3(k);
-        digit_tables[b] = (uint16_t)v;
+        m->digit_tables[b] = (uint16_t)v;
     }
-    int digit_of[EVAL_PATTERNS][10] = {{0}};
-    for (int i = 0; i < EVAL_PATTERNS; ++i) {
-        int t = INST_TYPE[i], k = INST_SYM[i];
-        u64 mask = TYPE_MASK[t];
+    int digit_of[EVAL_MAX_PATTERNS][EVAL_MAX_SQUARES];
+    for (int i = 0; i < m->n_inst; ++i) {
         int n = 0, in_order = 1;
-        for (u64 m = inst_squares[i]; m; m &= m - 1, ++n) {
-            u64 image = symmetry(1ULL << bb_first(m), k);
-            digit_of[i][n] = bb_count(mask & (image - 1)); /* image's rank in the mask */
-            digit_square[i][digit_of[i][n]] = (uint8_t)bb_first(m);
-            in_order &= digit_of[i][n] == n;
+        for (u64 b = m->inst_squares[i]; b; b &= b - 1, ++n) {
+            int d = 0;
+            while (m->digit_square[i][d] != bb_first(b)) ++d;
+            digit_of[i][n] = d;
+            in_order &= d == n;
         }
         if (in_order) {
-            inst_digits[i] = digit_tables;
+            m->inst_digits[i] = m->digit_tables;
             continue;
         }
-        inst_digits[i] = NULL;
-        for (int j = 0; j < i && !inst_digits[i]; ++j)
-            if (inst_digits[j] != digit_tables && INST_TYPE[j] == t &&
-                memcmp(digit_of[j], digit_of[i], sizeof digit_of[i]) == 0)
-                inst_digits[i] = inst_digits[j];
-        if (inst_digits[i]) continue;
-        if (used + (1 << n) > EVAL_PATTERNS * 1024) return -1;
-        uint16_t *table = digit_tables + used;
+        m->inst_digits[i] = NULL;
+        for (int j = 0; j < i && !m->inst_digits[i]; ++j)
+            if (m->inst_digits[j] != m->digit_tables && m->inst_size[j] == n &&
+                memcmp(digit_of[j], digit_of[i], sizeof(int) * (size_t)n) == 0)
+                m->inst_digits[i] = m->inst_digits[j];
+        if (m->inst_digits[i]) continue;
+        uint16_t *table = m->digit_tables + used;
         for (int b = 0; b < 1 << n; ++b) {
             int v = 0;
             for (int j = 0; j < n; ++j)
                 if (b >> j & 1) v += pow3(digit_of[i][j]);
             table[b] = (uint16_t)v;
         }
-        inst_digits[i] = table;
-        used += 1 << n;
+        m->inst_digits[i] = table;
+        used += width;
     }
     return 0;
 }
@@ -240,93 +259,133 @@ static int build_instance_reads(void) {
 /* raw[i]: instance i's index among the raw weights (its type's offset plus
  * the base-3 number of its squares: 0 empty, 1 mover, 2 opponent). */
 #define RAW_INDICES(PEXT)                                                         \
-    _Pragma("GCC unroll 46") for (int i = 0; i < EVAL_PATTERNS; ++i) {            \
-        const uint16_t *digits = inst_digits[i];                                  \
-        u64 m = inst_squares[i];                                                  \
-        raw[i] = TYPE_RAW_OFF[INST_TYPE[i]] + digits[PEXT(P, m)];                 \
-        raw[i] += 2 * digits[PEXT(O, m)];                                         \
+    for (int i = 0; i < m->n_inst; ++i) {                                         \
+        const uint16_t *digits = m->inst_digits[i];                               \
+        u64 mask = m->inst_squares[i];                                            \
+        raw[i] = m->inst_raw_off[i] + digits[PEXT(P, mask)] + 2 * digits[PEXT(O, mask)]; \
     }
+/* The sum of the instances' weights in w (one phase's raw table). */
+#define PATTERN_SUM(PEXT)                                                         \
+    int s = 0;                                                                    \
+    _Pragma("GCC unroll 4") for (int i = 0; i < m->n_inst; ++i) {                 \
+        const uint16_t *digits = m->inst_digits[i];                               \
+        u64 mask = m->inst_squares[i];                                            \
+        s += w[m->inst_raw_off[i] + digits[PEXT(P, mask)] + 2 * digits[PEXT(O, mask)]]; \
+    }                                                                             \
+    return s;
 
-static void raw_indices_soft(u64 P, u64 O, int raw[EVAL_PATTERNS]) { RAW_INDICES(pext_soft) }
+static void raw_indices_soft(const EvalModel *m, u64 P, u64 O, int *raw) { RAW_INDICES(pext_soft) }
+static int pattern_sum_soft(const EvalModel *m, u64 P, u64 O, const short *w) {
+    PATTERN_SUM(pext_soft)
+}
 
 #ifdef HAVE_X86_DISPATCH
-__attribute__((target("bmi2"))) static void raw_indices_bmi2(u64 P, u64 O,
-                                                             int raw[EVAL_PATTERNS]) {
+__attribute__((target("bmi2"))) static void raw_indices_bmi2(const EvalModel *m, u64 P, u64 O,
+                                                             int *raw) {
     RAW_INDICES(_pext_u64)
 }
-#endif
+__attribute__((target("bmi2"))) static int pattern_sum_bmi2(const EvalModel *m, u64 P, u64 O,
+                                                            const short *w) {
+    PATTERN_SUM(_pext_u64)
+}
 
-#ifdef HAVE_X86_DISPATCH
 /* The pattern sum with AVX-512 (VBMI for byte permutes, BW for byte
  * arithmetic): the board as 64 bytes (0 empty, 1 mover, 2 opponent), each
  * instance's squares permuted into a 16-byte slot in digit order (four
  * instances per register), the slot's digits combined by multiply-adds
- * into its raw index, and the 46 weights gathered. The same sum as the
- * scalar loop, about 10 % less time per evaluation. */
-#define VB_GROUPS ((EVAL_PATTERNS + 3) / 4)
-static _Alignas(64) uint8_t vb_perm[VB_GROUPS][64];  /* board byte for each slot byte */
-static __mmask64 vb_used[VB_GROUPS];                 /* slot bytes that are digits */
-static _Alignas(64) int32_t vb_offset[VB_GROUPS][16]; /* type offsets, in each slot's first lane */
-
-static void vbmi_init(void) {
-    for (int g = 0; g < VB_GROUPS; ++g) {
-        vb_used[g] = 0;
+ * into its raw index, and the weights gathered sixteen at a time. The same
+ * sum as the scalar loop, about 10 % less time per evaluation. */
+static void vbmi_init(EvalModel *m) {
+    int groups = (m->n_inst + 3) / 4;
+    m->vb_groups = (groups + 3) / 4 * 4;
+    for (int g = 0; g < m->vb_groups; g += 4) {
+        int left = m->n_inst - 4 * g;
+        m->vb_lanes[g / 4] = left >= 16 ? 0xFFFF : (__mmask16)((1u << left) - 1);
+    }
+    for (int g = 0; g < m->vb_groups; ++g) {
+        m->vb_used[g] = 0;
         for (int j = 0; j < 64; ++j) {
             int i = 4 * g + j / 16, d = j % 16;
-            vb_perm[g][j] = 0;
-            if (i < EVAL_PATTERNS && d < bb_count(TYPE_MASK[INST_TYPE[i]])) {
-                vb_perm[g][j] = digit_square[i][d];
-                vb_used[g] |= 1ULL << j;
+            m->vb_perm[g][j] = 0;
+            if (i < m->n_inst && d < m->inst_size[i]) {
+                m->vb_perm[g][j] = m->digit_square[i][d];
+                m->vb_used[g] |= 1ULL << j;
             }
         }
         for (int j = 0; j < 16; ++j) {
             int i = 4 * g + j / 4;
-            vb_offset[g][j] = j % 4 == 0 && i < EVAL_PATTERNS ? TYPE_RAW_OFF[INST_TYPE[i]] : 0;
+            m->vb_offset[g][j] = j % 4 == 0 && i < m->n_inst ? m->inst_raw_off[i] : 0;
         }
     }
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vbmi"))) static int pattern_sum_vbmi(
-    u64 P, u64 O, const short *w) {
-    __m512i board = _mm512_or_si512(_mm512_maskz_mov_epi8(P, _mm512_set1_epi8(1)),
-                                    _mm512_maskz_mov_epi8(O, _mm512_set1_epi8(2)));
-    /* bytes d0 + 3 d1 -> words, words + 9 * next -> dwords of four digits,
-     * then the four dwords of a slot times 1, 81, 6561 (0: unused) */
-    const __m512i by3 = _mm512_set1_epi16(0x0301), by9 = _mm512_set1_epi32(0x00090001);
-    const __m512i by81 = _mm512_set4_epi32(0, 6561, 81, 1);
-    __m512i index[VB_GROUPS];
-    for (int g = 0; g < VB_GROUPS; ++g) {
-        __m512i x = _mm512_maskz_permutexvar_epi8(vb_used[g], _mm512_load_si512(vb_perm[g]), board);
-        __m512i y = _mm512_madd_epi16(_mm512_maddubs_epi16(x, by3), by9);
-        y = _mm512_add_epi32(_mm512_mullo_epi32(y, by81), _mm512_load_si512(vb_offset[g]));
-        y = _mm512_add_epi32(y, _mm512_shuffle_epi32(y, _MM_PERM_BADC));
-        index[g] = _mm512_add_epi32(y, _mm512_shuffle_epi32(y, _MM_PERM_CDAB)); /* in every lane of the slot */
+/* The sum for a model of G groups (a multiple of 4): G is a constant in
+ * each copy, so the groups' indices stay in registers. */
+#define VBMI_SUM(G)                                                                               \
+    __attribute__((target("avx512f,avx512bw,avx512vbmi"))) static int pattern_sum_vbmi_##G(     \
+        const EvalModel *m, u64 P, u64 O, const short *w) {                                     \
+        __m512i board = _mm512_or_si512(_mm512_maskz_mov_epi8(P, _mm512_set1_epi8(1)),          \
+                                        _mm512_maskz_mov_epi8(O, _mm512_set1_epi8(2)));         \
+        /* bytes d0 + 3 d1 -> words, words + 9 * next -> dwords of four digits,                 \
+         * then the four dwords of a slot times 1, 81, 6561 (0: unused) */                      \
+        const __m512i by3 = _mm512_set1_epi16(0x0301), by9 = _mm512_set1_epi32(0x00090001);    \
+        const __m512i by81 = _mm512_set4_epi32(0, 6561, 81, 1);                                 \
+        __m512i index[G];                                                                       \
+        for (int g = 0; g < (G); ++g) {                                                         \
+            __m512i x = _mm512_maskz_permutexvar_epi8(                                          \
+                m->vb_used[g], _mm512_load_si512(m->vb_perm[g]), board);                        \
+            __m512i y = _mm512_madd_epi16(_mm512_maddubs_epi16(x, by3), by9);                   \
+            y = _mm512_add_epi32(_mm512_mullo_epi32(y, by81),                                   \
+                                 _mm512_load_si512(m->vb_offset[g]));                           \
+            y = _mm512_add_epi32(y, _mm512_shuffle_epi32(y, _MM_PERM_BADC));                    \
+            index[g] = _mm512_add_epi32(y, _mm512_shuffle_epi32(y, _MM_PERM_CDAB));             \
+        }                                                                                       \
+        /* one lane per slot, four registers into one, sixteen weights a gather */              \
+        const __m512i first =                                                                   \
+            _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);        \
+        __m512i sum = _mm512_setzero_si512();                                                   \
+        for (int g = 0; g < (G); g += 4) {                                                      \
+            __m512i ab = _mm512_permutex2var_epi32(index[g], first, index[g + 1]);              \
+            __m512i cd = _mm512_permutex2var_epi32(index[g + 2], first, index[g + 3]);          \
+            __m512i idx = _mm512_inserti64x4(ab, _mm512_castsi512_si256(cd), 1);                \
+            /* 32 bits from each weight's address: its 16 bits, sign-extended */                \
+            __m512i v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m->vb_lanes[g / 4], \
+                                                    idx, w, 2);                                 \
+            sum = _mm512_add_epi32(sum, _mm512_srai_epi32(_mm512_slli_epi32(v, 16), 16));       \
+        }                                                                                       \
+        return _mm512_reduce_add_epi32(sum);                                                    \
     }
-    /* one lane per slot, four registers into one, sixteen weights a gather */
-    const __m512i first = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
-    __m512i sum = _mm512_setzero_si512();
-    for (int g = 0; g < VB_GROUPS; g += 4) {
-        __m512i ab = _mm512_permutex2var_epi32(index[g], first, index[g + 1]);
-        __m512i cd = _mm512_permutex2var_epi32(index[g + 2], first, index[g + 3]);
-        __m512i idx = _mm512_inserti64x4(ab, _mm512_castsi512_si256(cd), 1);
-        int left = EVAL_PATTERNS - 4 * g;
-        __mmask16 lanes = left >= 16 ? 0xFFFF : (__mmask16)((1u << left) - 1);
-        /* 32 bits from each weight's address: its 16 bits, sign-extended */
-        __m512i v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), lanes, idx, w, 2);
-        sum = _mm512_add_epi32(sum, _mm512_srai_epi32(_mm512_slli_epi32(v, 16), 16));
+VBMI_SUM(4)
+VBMI_SUM(8)
+VBMI_SUM(12)
+VBMI_SUM(16)
+VBMI_SUM(20)
+VBMI_SUM(24)
+VBMI_SUM(28)
+VBMI_SUM(32)
+
+static int pattern_sum_vbmi(const EvalModel *m, u64 P, u64 O, const short *w) {
+    switch (m->vb_groups) {
+    case 4: return pattern_sum_vbmi_4(m, P, O, w);
+    case 8: return pattern_sum_vbmi_8(m, P, O, w);
+    case 12: return pattern_sum_vbmi_12(m, P, O, w);
+    case 16: return pattern_sum_vbmi_16(m, P, O, w);
+    case 20: return pattern_sum_vbmi_20(m, P, O, w);
+    case 24: return pattern_sum_vbmi_24(m, P, O, w);
+    case 28: return pattern_sum_vbmi_28(m, P, O, w);
+    default: return pattern_sum_vbmi_32(m, P, O, w);
     }
-    return _mm512_reduce_add_epi32(sum);
 }
 #endif
 
-static inline void raw_indices(u64 P, u64 O, int raw[EVAL_PATTERNS]) {
+static inline void raw_indices(const EvalModel *m, u64 P, u64 O, int *raw) {
 #ifdef HAVE_X86_DISPATCH
     if (use_pext) {
-        raw_indices_bmi2(P, O, raw);
+        raw_indices_bmi2(m, P, O, raw);
         return;
     }
 #endif
-    raw_indices_soft(P, O, raw);
+    raw_indices_soft(m, P, O, raw);
 }
 
 #ifdef HAVE_X86_DISPATCH
@@ -337,10 +396,41 @@ static int env_refuses(const char *variable) {
 }
 #endif
 
+void eval_model_free(EvalModel *m) {
+    if (!m) return;
+    for (int t = 0; t < m->n_types; ++t) free(m->canon_of[t]);
+    free(m->digit_tables);
+    if (m->w_raw) mem_free_large(m->w_raw, m->w_bytes);
+    free(m);
+}
+
+EvalModel *eval_model_new(const u64 *masks, int n_types) {
+    if (n_types < 0 || n_types > EVAL_MAX_TYPES) return NULL;
+    for (int t = 0; t < n_types; ++t)
+        if (!masks[t] || bb_count(masks[t]) > EVAL_MAX_SQUARES) return NULL;
+    EvalModel *m = aligned_alloc(64, (sizeof(EvalModel) + 63) / 64 * 64);
+    if (!m) return NULL;
+    memset(m, 0, sizeof *m);
+    m->n_types = n_types;
+    memcpy(m->type_mask, masks, sizeof(u64) * (size_t)n_types);
+    if (build_patterns(m) != 0 || build_instance_reads(m) != 0) {
+        eval_model_free(m);
+        return NULL;
+    }
+#ifdef HAVE_X86_DISPATCH
+    vbmi_init(m);
+#endif
+    return m;
+}
+
+int eval_model_types(const EvalModel *m) { return m->n_types; }
+u64 eval_model_mask(const EvalModel *m, int type) { return m->type_mask[type]; }
+int eval_model_patterns(const EvalModel *m) { return m->n_inst; }
+int eval_model_weights(const EvalModel *m) { return m->canon_total; }
+int eval_model_fitted(const EvalModel *m) { return m->w_raw != NULL; }
+
 void eval_default_init(void) {
     if (initialised) return;
-    if (build_patterns() != 0 || build_instance_reads() != 0)
-        abort(); /* the tables above are wrong: a bug */
 #ifdef HAVE_X86_DISPATCH
     __builtin_cpu_init();
     /* OUTFLANK_NO_BMI2=1 forces the portable path (to test it) */
@@ -348,14 +438,29 @@ void eval_default_init(void) {
     /* OUTFLANK_NO_VBMI=1 keeps the scalar pattern sum (to test it) */
     use_vbmi = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512vbmi") && !env_refuses("OUTFLANK_NO_VBMI");
-    if (use_vbmi) vbmi_init();
 #endif
+    slots[0] = eval_model_new(EVAL_LEGACY_MASKS, EVAL_LEGACY_TYPES);
+    if (!slots[0]) abort(); /* out of memory at start-up */
+    active = slots[0];
+    active_slot = 0;
     initialised = 1;
 }
 
-int eval_default_fitted(void) { return loaded; }
+int eval_default_fitted(void) { return eval_model_fitted(active); }
 
-int eval_pattern_weights(void) { return canon_total; }
+const EvalModel *eval_default_model(int slot) {
+    if (slot == -1) return active;
+    return slot >= 0 && slot < EVAL_SLOTS ? slots[slot] : NULL;
+}
+
+int eval_default_active(void) { return active_slot; }
+
+int eval_default_use(int slot) {
+    if (slot < 0 || slot >= EVAL_SLOTS || !slots[slot]) return -1;
+    active = slots[slot];
+    active_slot = slot;
+    return 0;
+}
 
 /* The weight file (see eval_default.h); little-endian fields. */
 static int32_t read_i32(const unsigned char *p) {
@@ -363,24 +468,18 @@ static int32_t read_i32(const unsigned char *p) {
                      (uint32_t)p[3] << 24);
 }
 
-int eval_default_load(const void *data, size_t len) {
-    static const char magic[8] = {'O', 'F', 'E', 'V', 'A', 'L', '2', 0};
-    const unsigned char *p = data;
-    if (len < 20 || memcmp(p, magic, 8) != 0) return -1;
-    int n_anchors = read_i32(p + 8), n_pat = read_i32(p + 12), n_num = read_i32(p + 16);
-    if (n_anchors < 1 || n_anchors > 61 || n_pat != canon_total || n_num != EVAL_NUM) return -1;
-    size_t need = 20 + (size_t)n_anchors * 4 + (size_t)n_anchors * (size_t)n_pat * 2 +
-                  (size_t)n_anchors * (EVAL_NUM + 1) * 4;
-    if (len != need) return -1;
-    int anchors[61];
-    for (int a = 0; a < n_anchors; ++a) {
-        anchors[a] = read_i32(p + 20 + 4 * a);
-        if (anchors[a] < 0 || anchors[a] > 60 || (a && anchors[a] <= anchors[a - 1])) return -1;
-    }
-    const unsigned char *pat = p + 20 + 4 * n_anchors;
-    const unsigned char *num = pat + (size_t)n_anchors * (size_t)n_pat * 2;
-    short *w = mem_alloc_large(W_RAW_BYTES);
+static u64 read_u64(const unsigned char *p) {
+    return (u64)(uint32_t)read_i32(p) | (u64)(uint32_t)read_i32(p + 4) << 32;
+}
+
+/* Interpolate the file's anchor weights into m's per-empties tables. */
+static int expand_weights(EvalModel *m, const int *anchors, int n_anchors,
+                          const unsigned char *pat, const unsigned char *num) {
+    /* (+ 2: the AVX-512 gather reads 32 bits at the last weight) */
+    size_t bytes = (size_t)61 * (size_t)m->raw_total * sizeof(short) + 2;
+    short *w = mem_alloc_large(bytes);
     if (!w) return -2;
+    size_t n_pat = (size_t)m->canon_total;
     for (int e = 0; e <= 60; ++e) {
         /* linear interpolation between the anchors around e */
         int a = 0;
@@ -389,25 +488,74 @@ int eval_default_load(const void *data, size_t len) {
         int span = anchors[b] - anchors[a], t = e - anchors[a];
         if (span <= 0 || t < 0) span = 1, t = 0;
         if (t > span) t = span;
-        const unsigned char *pa = pat + (size_t)a * (size_t)n_pat * 2;
-        const unsigned char *pb = pat + (size_t)b * (size_t)n_pat * 2;
-        short *we = w + (size_t)e * RAW_TOTAL;
-        for (int ty = 0; ty < EVAL_TYPES; ++ty)
-            for (int r = 0; r < TYPE_RAW_OFF[ty + 1] - TYPE_RAW_OFF[ty]; ++r) {
-                size_t c = (size_t)(type_canon_off[ty] + canon_of[ty][r]) * 2;
+        const unsigned char *pa = pat + (size_t)a * n_pat * 2;
+        const unsigned char *pb = pat + (size_t)b * n_pat * 2;
+        short *we = w + (size_t)e * (size_t)m->raw_total;
+        for (int ty = 0; ty < m->n_types; ++ty)
+            for (int r = 0; r < m->type_raw_off[ty + 1] - m->type_raw_off[ty]; ++r) {
+                size_t c = (size_t)(m->type_canon_off[ty] + m->canon_of[ty][r]) * 2;
                 int va = (int16_t)(pa[c] | pa[c + 1] << 8), vb = (int16_t)(pb[c] | pb[c + 1] << 8);
-                we[TYPE_RAW_OFF[ty] + r] = (short)((va * (span - t) + vb * t) / span);
+                we[m->type_raw_off[ty] + r] = (short)((va * (span - t) + vb * t) / span);
             }
         for (int i = 0; i <= EVAL_NUM; ++i) {
-            int va = read_i32(num + ((size_t)a * (EVAL_NUM + 1) + i) * 4);
-            int vb = read_i32(num + ((size_t)b * (EVAL_NUM + 1) + i) * 4);
-            w_num[e][i] = (va * (span - t) + vb * t) / span;
+            int va = read_i32(num + ((size_t)a * (EVAL_NUM + 1) + (size_t)i) * 4);
+            int vb = read_i32(num + ((size_t)b * (EVAL_NUM + 1) + (size_t)i) * 4);
+            m->w_num[e][i] = (int)(((long long)va * (span - t) + (long long)vb * t) / span);
         }
     }
-    short *old = w_raw;
-    w_raw = w;
-    loaded = 1;
-    mem_free_large(old, W_RAW_BYTES);
+    m->w_raw = w;
+    m->w_bytes = bytes;
+    return 0;
+}
+
+int eval_default_load(const void *data, size_t len, int slot) {
+    static const char magic2[8] = {'O', 'F', 'E', 'V', 'A', 'L', '2', 0};
+    static const char magic3[8] = {'O', 'F', 'E', 'V', 'A', 'L', '3', 0};
+    const unsigned char *p = data;
+    if (slot < 0 || slot >= EVAL_SLOTS || len < 20) return -1;
+    u64 masks[EVAL_MAX_TYPES];
+    int n_types;
+    size_t at = 8;
+    if (memcmp(p, magic2, 8) == 0) {
+        n_types = EVAL_LEGACY_TYPES;
+        memcpy(masks, EVAL_LEGACY_MASKS, sizeof EVAL_LEGACY_MASKS);
+    } else if (memcmp(p, magic3, 8) == 0) {
+        n_types = read_i32(p + 8);
+        if (n_types < 1 || n_types > EVAL_MAX_TYPES || len < 12 + (size_t)n_types * 8 + 12)
+            return -1;
+        for (int t = 0; t < n_types; ++t) masks[t] = read_u64(p + 12 + 8 * (size_t)t);
+        at = 12 + (size_t)n_types * 8;
+    } else {
+        return -1;
+    }
+    int n_anchors = read_i32(p + at), n_pat = read_i32(p + at + 4), n_num = read_i32(p + at + 8);
+    at += 12;
+    if (n_anchors < 1 || n_anchors > 61 || n_pat < 0 || n_num != EVAL_NUM) return -1;
+    size_t need = at + (size_t)n_anchors * 4 + (size_t)n_anchors * (size_t)n_pat * 2 +
+                  (size_t)n_anchors * (EVAL_NUM + 1) * 4;
+    if (len != need) return -1;
+    int anchors[61];
+    for (int a = 0; a < n_anchors; ++a) {
+        anchors[a] = read_i32(p + at + 4 * (size_t)a);
+        if (anchors[a] < 0 || anchors[a] > 60 || (a && anchors[a] <= anchors[a - 1])) return -1;
+    }
+    const unsigned char *pat = p + at + 4 * (size_t)n_anchors;
+    const unsigned char *num = pat + (size_t)n_anchors * (size_t)n_pat * 2;
+    EvalModel *m = eval_model_new(masks, n_types);
+    if (!m) return -1; /* bad masks (or out of memory, a rarity) */
+    if (m->canon_total != n_pat) {
+        eval_model_free(m);
+        return -1;
+    }
+    int rc = expand_weights(m, anchors, n_anchors, pat, num);
+    if (rc != 0) {
+        eval_model_free(m);
+        return rc;
+    }
+    EvalModel *old = slots[slot];
+    slots[slot] = m;
+    if (slot == active_slot) active = m;
+    eval_model_free(old);
     return 0;
 }
 
@@ -443,12 +591,12 @@ static int eval_hand(u64 P, u64 O, const int num[EVAL_NUM]) {
            (120 - t) * c;
 }
 
-void eval_default_features(u64 P, u64 O, int pat[EVAL_PATTERNS], int num[EVAL_NUM]) {
-    int raw[EVAL_PATTERNS];
-    raw_indices(P, O, raw);
-    for (int i = 0; i < EVAL_PATTERNS; ++i) {
-        int t = INST_TYPE[i];
-        pat[i] = type_canon_off[t] + canon_of[t][raw[i] - TYPE_RAW_OFF[t]];
+void eval_model_features(const EvalModel *m, u64 P, u64 O, int *pat, int num[EVAL_NUM]) {
+    int raw[EVAL_MAX_PATTERNS];
+    raw_indices(m, P, O, raw);
+    for (int i = 0; i < m->n_inst; ++i) {
+        int t = m->inst_type[i];
+        pat[i] = m->type_canon_off[t] + m->canon_of[t][raw[i] - m->type_raw_off[t]];
     }
     numeric_features(P, O, num);
 }
@@ -459,25 +607,25 @@ int eval_default_hand(u64 P, u64 O) {
     return eval_hand(P, O, num);
 }
 
-int eval_default(u64 P, u64 O) {
+int eval_model_score(const EvalModel *m, u64 P, u64 O) {
     int num[EVAL_NUM];
     numeric_features(P, O, num);
-    if (!loaded) return eval_hand(P, O, num);
+    if (!m->w_raw) return eval_hand(P, O, num);
     int e = bb_count(~(P | O));
     if (e > 60) e = 60;
-    const short *w = w_raw + (size_t)e * RAW_TOTAL;
-    const int *wn = w_num[e];
+    const short *w = m->w_raw + (size_t)e * (size_t)m->raw_total;
+    const int *wn = m->w_num[e];
     int s = wn[EVAL_NUM];
 #ifdef HAVE_X86_DISPATCH
-    if (use_vbmi) {
-        s += pattern_sum_vbmi(P, O, w);
-    } else
+    if (use_vbmi)
+        s += pattern_sum_vbmi(m, P, O, w);
+    else if (use_pext)
+        s += pattern_sum_bmi2(m, P, O, w);
+    else
 #endif
-    {
-        int raw[EVAL_PATTERNS];
-        raw_indices(P, O, raw);
-        for (int i = 0; i < EVAL_PATTERNS; ++i) s += w[raw[i]];
-    }
+        s += pattern_sum_soft(m, P, O, w);
     for (int i = 0; i < EVAL_NUM; ++i) s += wn[i] * num[i];
     return s;
 }
+
+int eval_default(u64 P, u64 O) { return eval_model_score(active, P, O); }

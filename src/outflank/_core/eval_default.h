@@ -4,6 +4,13 @@
  * Owned by the strength work (see docs/evaluation.md). The score is from the
  * side to move's view (P = mover's discs, O = opponent's), in units of 1/100
  * disc: +100 means "the mover is about one disc ahead at the end".
+ *
+ * The evaluator is a linear model over pattern look-ups and a few numeric
+ * features. Its pattern types (square masks in the a1 corner's orientation)
+ * come with its weights: a "model" is a set of pattern types, the tables to
+ * read them, and (once loaded) weights for every number of empties. Up to
+ * EVAL_SLOTS models can be held at once; eval_default() scores with the
+ * active one (slot 0 unless eval_default_use chose another).
  */
 #ifndef OUTFLANK_EVAL_DEFAULT_H
 #define OUTFLANK_EVAL_DEFAULT_H
@@ -12,41 +19,80 @@
 
 #include "bitboard.h"
 
+#define EVAL_NUM 6            /* numeric features (below) */
+#define EVAL_MAX_TYPES 32     /* pattern types of a model */
+#define EVAL_MAX_PATTERNS 128 /* pattern instances of a model */
+#define EVAL_MAX_SQUARES 10   /* squares of a pattern type */
+#define EVAL_SLOTS 4          /* models held at once */
+#define EVAL_LEGACY_TYPES 11  /* the pattern types of a version-2 weight file */
+
+/* The pattern types a version-2 weight file implies: corner 3x3, edge + 2 X,
+ * corner 2x5, rows 2, 3, 4, diagonals of 8, 7, 6, 5, 4 squares. */
+extern const u64 EVAL_LEGACY_MASKS[EVAL_LEGACY_TYPES];
+
+typedef struct EvalModel EvalModel;
+
 /* Build the evaluator's tables; call once before eval_default (idempotent). */
 void eval_default_init(void);
 
-/* Static evaluation of (P, O) from the mover's view, 1/100 disc units. */
+/* Static evaluation of (P, O) from the mover's view, 1/100 disc units, by
+ * the active model (hand weights on the numeric features until weights are
+ * loaded). */
 int eval_default(u64 P, u64 O);
 
-/* The evaluator's features, as used for fitting its weights:
- * pat[0..EVAL_PATTERNS-1]: indices into one weight vector of
- *   eval_pattern_weights() entries (the pattern types' canonical
- *   configurations, type after type: corner 3x3, edge + 2 X, corner 2x5,
- *   rows 2, 3, 4, diagonals of 8, 7, 6, 5, 4 squares);
+/* A model of the given pattern types without weights, or NULL when a mask
+ * is empty or has more than EVAL_MAX_SQUARES squares, or the types have
+ * more than EVAL_MAX_PATTERNS instances (or memory runs out). An instance
+ * of a type is its mask seen through one of the 8 board symmetries (the
+ * distinct ones), in the order of the types, then of the symmetries. */
+EvalModel *eval_model_new(const u64 *masks, int n_types);
+void eval_model_free(EvalModel *m);
+
+/* Sizes: pattern types, instances, weights per phase (canonical
+ * configurations, type after type), and whether weights are loaded. */
+int eval_model_types(const EvalModel *m);
+u64 eval_model_mask(const EvalModel *m, int type);
+int eval_model_patterns(const EvalModel *m);
+int eval_model_weights(const EvalModel *m);
+int eval_model_fitted(const EvalModel *m);
+
+/* The features of a position, as used for fitting the weights:
+ * pat[0..eval_model_patterns(m)-1]: indices into the model's weight vector
+ *   (eval_model_weights(m) entries);
  * num[0..EVAL_NUM-1]: mobility, potential mobility, stable discs, discs,
  *   parity, corners (mover minus opponent; parity +1 for odd empties). */
-#define EVAL_TYPES 11
-#define EVAL_PATTERNS 46
-#define EVAL_NUM 6
-void eval_default_features(u64 P, u64 O, int pat[EVAL_PATTERNS], int num[EVAL_NUM]);
+void eval_model_features(const EvalModel *m, u64 P, u64 O, int *pat, int num[EVAL_NUM]);
 
-/* Number of pattern weights per phase (canonical configurations). */
-int eval_pattern_weights(void);
+/* The score of (P, O) by model m (hand weights when it has none). */
+int eval_model_score(const EvalModel *m, u64 P, u64 O);
 
-/* Load fitted weights from the bytes of a weight file (written by
- * scripts/train_eval.py; the package loads src/outflank/data/eval.bin at
- * import). Layout, little-endian: "OFEVAL2\0"; int32 anchors A, pattern
- * weights W (must equal eval_pattern_weights()), numeric features N (must
- * equal EVAL_NUM); int32 anchor phases [A] (empties, ascending); int16
- * pattern weights [A][W]; int32 numeric weights then constant [A][N + 1];
- * all in 1/100 disc. Returns 0, -1 for a malformed file, -2 out of memory.
- * Not thread-safe: call before searching. */
-int eval_default_load(const void *data, size_t len);
+/* Load a weight file's bytes into a slot (written by scripts/train_eval.py;
+ * the package loads src/outflank/data/eval.bin.gz into slot 0 at import).
+ * Layout, little-endian. Version 3: "OFEVAL3\0"; int32 pattern types T;
+ * uint64 type masks [T]; int32 anchors A, pattern weights W (must equal
+ * the model's count), numeric features N (must equal EVAL_NUM); int32
+ * anchor phases [A] (empties, ascending); int16 pattern weights [A][W];
+ * int32 numeric weights then constant [A][N + 1]; all in 1/100 disc.
+ * Version 2: "OFEVAL2\0" then the same from A on, for the legacy types.
+ * Weights between anchors are interpolated linearly; beyond the last, the
+ * last anchor's. Returns 0, -1 for a malformed file or slot, -2 out of
+ * memory. Not thread-safe: call when no search runs. */
+int eval_default_load(const void *data, size_t len, int slot);
+
+/* Make a loaded slot's model the one eval_default() uses: 0, or -1 when the
+ * slot holds none. Not thread-safe: call when no search runs. */
+int eval_default_use(int slot);
+
+/* The model in a slot (NULL if none); slot -1: the active model. */
+const EvalModel *eval_default_model(int slot);
+
+/* The active slot. */
+int eval_default_active(void);
 
 /* The hand-weighted version (the fallback), for comparisons. */
 int eval_default_hand(u64 P, u64 O);
 
-/* 1 when fitted weights are loaded, 0 for the hand-weighted fallback. */
+/* 1 when the active model has fitted weights, 0 for the hand weights. */
 int eval_default_fitted(void);
 
 #endif

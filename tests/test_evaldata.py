@@ -1,0 +1,167 @@
+"""Training data for the evaluator: a tiny real run, resumed, merged."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from outflank import _core, evaldata  # noqa: E402
+from outflank.errors import OutflankError  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+# small and quick: shallow labels, exact from 12 empties
+TINY = evaldata.DataConfig(
+    seed=7, games_per_shard=2, opening_min=2, opening_max=8, depths=(1, 2), random_move=0.2,
+    exact=12, probable=14, depth=3, selective=0.0, label_all=10, sample=0.3,
+)  # fmt: skip
+
+
+def _script(*args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    return subprocess.run(
+        [sys.executable, "scripts/eval_data.py", *args],
+        capture_output=True, text=True, env=env, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+
+
+def test_a_shard_is_labelled_as_its_settings_say() -> None:
+    shard = evaldata.make_shard(evaldata.asdict(TINY), 3)
+    n = len(shard["label"])
+    assert n > 2 * 10  # every position of 10 empties or fewer, and some others
+    for name, dtype in evaldata.COLUMNS.items():
+        assert shard[name].dtype == np.dtype(dtype) and len(shard[name]) == n
+    assert set(shard["game"].tolist()) == {6, 7}  # shard 3 of 2 games each
+    empties = 64 - np.bitwise_count(shard["player"] | shard["opponent"])
+    assert (empties == shard["empties"]).all()
+    assert (shard["player"] & shard["opponent"] == 0).all()
+    kind = shard["kind"]
+    assert (kind[empties <= 12] == evaldata.EXACT).all()
+    assert (kind[(empties > 12) & (empties <= 14)] == evaldata.PROBABLE).all()
+    assert (kind[empties > 14] == evaldata.SEARCH).all()
+    assert (shard["depth"][kind == evaldata.SEARCH] == 3).all()
+    for game in (6, 7):  # every position with 10 empties or fewer is there
+        mine = shard["game"] == game
+        assert set(range(1, 11)) - set(empties[mine].tolist()) <= {1, 2, 3}  # passes skip some
+    for i in np.flatnonzero(kind == evaldata.EXACT)[:25]:
+        p, o = int(shard["player"][i]), int(shard["opponent"][i])
+        assert shard["label"][i] == 100 * _core.train_solve(p, o)[0]
+        assert _core.moves(p, o) >> int(shard["move"][i]) & 1  # the solver's move is legal
+    assert (np.abs(shard["label"]) <= 6400).all()
+    assert (np.abs(shard["result"]) <= 64).all()
+    # black's result is the negative of white's within a game
+    for game in (6, 7):
+        mine = shard["game"] == game
+        assert len(set(np.abs(shard["result"][mine]).tolist())) == 1
+    assert set(shard["seconds"]) == {"play", "exact", "probable", "search"}
+    # the same shard again: the same rows
+    again = evaldata.make_shard(evaldata.asdict(TINY), 3)
+    for name in evaldata.COLUMNS:
+        assert (again[name] == shard[name]).all()
+
+
+def test_generate_resumes_and_workers_agree(tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert evaldata.generate(one, TINY, 2, workers=1) == 2
+    first = {p.name: p.read_bytes() for p in one.glob("shard-*.npz")}
+    assert len(first) == 2
+    # a time limit that has passed makes nothing, and says so by the count
+    assert evaldata.generate(one, TINY, 4, workers=1, time_limit=0) == 0
+    # resuming makes only the missing shards and leaves the others alone
+    assert evaldata.generate(one, TINY, 4, workers=1) == 2
+    assert {p.name: p.read_bytes() for p in one.glob("shard-*.npz") if p.name in first} == first
+    assert evaldata.done_shards(one) == {0, 1, 2, 3}
+    assert evaldata.generate(one, TINY, 4, workers=1) == 0
+    # two worker processes make the same data
+    assert evaldata.generate(two, TINY, 4, workers=2) == 4
+    a, b = evaldata.load([one]), evaldata.load([two])
+    for name in evaldata.COLUMNS:
+        assert (a[name] == b[name]).all()
+    assert sorted(set(a["game"].tolist())) == list(range(8))
+    # other settings in the same folder are refused before anything is made
+    with pytest.raises(OutflankError, match=r"other settings .*depth"):
+        evaldata.generate(one, replace(TINY, depth=4), 5, workers=1)
+    assert evaldata.done_shards(one) == {0, 1, 2, 3}
+
+
+def test_a_half_written_shard_is_not_data(tmp_path: Path) -> None:
+    folder = tmp_path / "d"
+    evaldata.generate(folder, TINY, 1, workers=1)
+    (folder / "shard-000001.tmp.npz").write_bytes(b"half")  # a run killed mid-write
+    assert evaldata.done_shards(folder) == {0}
+    assert len(evaldata.load([folder])["label"]) > 0
+    assert evaldata.generate(folder, TINY, 2, workers=1) == 1
+    assert not list(folder.glob("*.tmp.npz"))
+
+
+def test_the_script_generates_in_chunks_merges_and_describes(tmp_path: Path) -> None:
+    folder, merged = tmp_path / "d", tmp_path / "all.npz"
+    common = [
+        "--games-per-shard", "2", "--opening", "2", "8", "--depths", "1", "2",
+        "--exact", "12", "--probable", "14", "--depth", "3", "--selective", "0",
+        "--label-all", "10", "--sample", "0.3", "--workers", "1", "--seed", "7", "--quiet",
+    ]  # fmt: skip
+    proc = _script("generate", str(folder), "--shards", "3", "--time-limit", "0", *common)
+    assert proc.returncode == 3 and "3 left" in proc.stdout  # the limit left work: exit 3
+    proc = _script("generate", str(folder), "--shards", "3", *common)
+    assert proc.returncode == 0, proc.stderr
+    assert "made 3 shards" in proc.stdout and "0 left" in proc.stdout
+    proc = _script("merge", str(folder), str(merged))
+    assert proc.returncode == 0, proc.stderr
+    data = evaldata.load([merged])
+    assert len(data["label"]) == len(evaldata.load([folder])["label"])
+    sheet = merged.with_suffix(".md").read_text()
+    assert f"{len(data['label']):,} labelled positions from 6 self-play games" in sheet
+    assert "| 10 |" in sheet and "CPU time" in sheet and "exact=12" in sheet
+    rows = [line for line in sheet.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert sum(int(r.split("|")[2].replace(",", "")) for r in rows) == len(data["label"])
+    config = json.loads((folder / "config.json").read_text())
+    assert config["exact"] == 12 and config["depths"] == [1, 2]
+    proc = _script("datasheet", str(merged), str(folder))
+    assert proc.returncode == 0 and "12 self-play games" not in proc.stdout  # 6 games, twice
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["generate", "X", "--shards", "2", "--exact", "30", "--probable", "40"], "exact"),
+        (["generate", "X", "--shards", "2", "--depths", "0"], "depths"),
+        (["generate", "X", "--shards", "2", "--sample", "2"], "sample"),
+        (["generate", "X", "--shards", "-1"], "shards"),
+        (["datasheet", "NOPE"], "no such file"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    args = [str(tmp_path / a) if a in ("X", "NOPE") else a for a in args]
+    proc = _script(*args)
+    assert proc.returncode == 2
+    assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_file_of_another_kind_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, something=np.arange(3))
+    with pytest.raises(OutflankError, match="not a data file"):
+        evaldata.load([bad])
+
+
+def test_the_ray_backend_without_ray_is_a_clear_error(tmp_path: Path) -> None:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        with pytest.raises(OutflankError, match="needs Ray"):
+            evaldata.generate(tmp_path / "r", TINY, 1, backend="ray")
+    else:  # a real (local) Ray: the same shards as the local backend
+        made = evaldata.generate(tmp_path / "r", TINY, 2, backend="ray")
+        evaldata.generate(tmp_path / "l", TINY, 2, workers=1)
+        assert made == 2
+        a, b = evaldata.load([tmp_path / "r"]), evaldata.load([tmp_path / "l"])
+        assert all((a[name] == b[name]).all() for name in evaldata.COLUMNS)
