@@ -1,7 +1,7 @@
 """Solve the FForum endgame positions #40-#59 single-threaded and print a table.
 
     python bench/ffo.py [--file tests/data/ffo/fforum-40-59.obf] [--tt-mb 256]
-                        [--only 45-49] [--wld]
+                        [--only 45-49] [--wld] [--weights FILE]
 
 Per position: number, empties, best move, exact score, expected (listed)
 score, ok, nodes, wall-clock seconds, CPU seconds of this process, nodes per
@@ -9,6 +9,8 @@ CPU second; then a total line. On a shared machine the CPU time is the
 fairer figure (run ``uptime`` alongside to see the load). The first line
 names the core's build in use (``OUTFLANK_NO_AVX512=1`` measures the AVX2
 one on an AVX-512 machine, ``OUTFLANK_NO_AVX2=1`` the generic one).
+``--weights FILE`` solves with another weight file of the ``default``
+evaluator (which orders the solver's moves) instead of the packaged one.
 """
 
 from __future__ import annotations
@@ -39,7 +41,16 @@ def main() -> int:
         "--only", default=None, metavar="A-B", help="only positions A..B (e.g. 45-49)"
     )
     parser.add_argument("--wld", action="store_true", help="win/draw/loss only")
+    parser.add_argument("--weights", type=Path, default=None, help="evaluator weight file")
     args = parser.parse_args()
+    if args.weights:
+        from outflank import evalmodel
+
+        try:
+            evalmodel.load_into(args.weights, 0)
+        except (OSError, OutflankError) as exc:
+            print(f"ffo.py: error: {exc}", file=sys.stderr)
+            return 2
 
     try:
         numbered = list(enumerate(read_obf_file(args.file), args.start))
@@ -62,6 +73,8 @@ def main() -> int:
         print(f"ffo.py: error: {exc}", file=sys.stderr)
         return 2
     print(f"core build: {_core.BUILD}, table {args.tt_mb} MiB, one thread")
+    if args.weights:
+        print(f"evaluator weights: {args.weights}")
     print(
         f"{'#':>3} {'empties':>7} {'move':>4} {'score':>5} {'expected':>8} {'ok':>3} "
         f"{'nodes':>14} {'time':>8} {'cpu':>8} {'nodes/s':>12}"

@@ -105,12 +105,13 @@ def parse_spec(text: str) -> Spec:
 
 
 def make_engine(spec: Spec):
-    """The Engine a spec describes."""
+    """The Engine a spec describes (its weights= apart: see _load_weights)."""
     from outflank.engine import Engine
 
     # the limits become the engine's own, so its other settings (a level's
     # exact endgame, random=) apply as they do in play
-    params = {"tt_mb": DEFAULT_TT_MB, **spec.params, **spec.limits}
+    own = {k: v for k, v in spec.params.items() if k != "weights"}
+    params = {"tt_mb": DEFAULT_TT_MB, **own, **spec.limits}
     if spec.kind == "level":
         return Engine.level(int(spec.name), **params)
     if spec.kind == "preset":
@@ -172,6 +173,19 @@ def openings(plies: int, count: int, seed: int = 2024) -> list[list[str]]:
 # ------------------------------------------------------------------ workers
 _ENGINES: dict[str, object] = {}
 _SPECS: dict[str, Spec] = {}
+_SLOTS: dict[str, int] = {}  # the evaluator model each side plays with
+
+
+def _load_weights(key: str, spec: Spec) -> int:
+    """A spec's weights=FILE loaded into a core slot (1 for A, 2 for B);
+    slot 0 (the packaged weights) without one."""
+    if "weights" not in spec.params:
+        return 0
+    from outflank import evalmodel
+
+    slot = 1 if key == "a" else 2
+    evalmodel.load_into(Path(str(spec.params["weights"])), slot)
+    return slot
 
 
 def _init_worker(spec_a: str, spec_b: str) -> None:
@@ -180,9 +194,14 @@ def _init_worker(spec_a: str, spec_b: str) -> None:
     for key, text in (("a", spec_a), ("b", spec_b)):
         _SPECS[key] = parse_spec(text)
         _ENGINES[key] = make_engine(_SPECS[key])
+        _SLOTS[key] = _load_weights(key, _SPECS[key])
 
 
 def _choose(key: str, board: Board) -> Move:
+    if _SLOTS.get("a") or _SLOTS.get("b"):  # one process, two weight files: switch
+        from outflank import _core
+
+        _core.eval_use(_SLOTS[key])
     return _ENGINES[key].choose_move(board)
 
 
@@ -276,8 +295,18 @@ class Result:
 
     @property
     def elo(self) -> float:
-        s = min(max(self.score, 1e-3), 1 - 1e-3)
-        return -400 * math.log10(1 / s - 1)
+        return _elo(self.score)
+
+    @property
+    def elo_interval(self) -> tuple[float, float]:
+        """The Elo difference at both ends of the score's 95 % interval."""
+        ci = self.score_ci if self.games >= 2 else 0.5
+        return _elo(self.score - ci), _elo(self.score + ci)
+
+
+def _elo(score: float) -> float:
+    s = min(max(score, 1e-3), 1 - 1e-3)
+    return -400 * math.log10(1 / s - 1)
 
 
 def table(spec_a: str, spec_b: str, res: Result, seconds: float) -> str:
@@ -290,7 +319,11 @@ def table(spec_a: str, spec_b: str, res: Result, seconds: float) -> str:
         ("A score", f"{100 * res.score:.1f} % +/- {100 * res.score_ci:.1f} (95 %)"),
         ("A stronger (LOS)", f"{100 * res.los:.1f} %"),
         ("A disc difference", f"{res.disc_mean:+.2f} +/- {res.disc_ci:.2f} (95 %)"),
-        ("Elo difference (A - B)", f"{round(res.elo):+d}"),  # no "-0"
+        (
+            "Elo difference (A - B)",
+            f"{round(res.elo):+d} [{round(res.elo_interval[0]):+d}, "
+            f"{round(res.elo_interval[1]):+d}] (95 %)",
+        ),  # no "-0"
         (
             "seconds per game A / B",
             f"{res.time_a / max(res.games, 1):.3f} / {res.time_b / max(res.games, 1):.3f}",
@@ -310,10 +343,15 @@ def run_match(
         raise OutflankError("--games must be an even number >= 2 (paired games)")
     if workers < 1:
         raise OutflankError("--workers must be >= 1")
-    for text in (spec_a, spec_b):  # fail here on a bad spec, not in every worker
+    for key, text in (("a", spec_a), ("b", spec_b)):  # fail here, not in every worker
         try:
-            make_engine(parse_spec(text))  # forever respawned by the pool
-        except (TypeError, ValueError) as exc:  # OutflankError is a ValueError
+            spec = parse_spec(text)
+            make_engine(spec)  # forever respawned by the pool
+            if _load_weights(key, spec):
+                from outflank import _core
+
+                _core.eval_use(0)
+        except (TypeError, ValueError, OSError) as exc:  # OutflankError is a ValueError
             raise OutflankError(f"player {text!r}: {exc}") from None
     lines = openings(plies, games // 2)
     jobs = [(i, lines[i // 2], i % 2 == 0) for i in range(games)]

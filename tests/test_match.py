@@ -106,6 +106,38 @@ def test_tiny_match_in_a_subprocess() -> None:
     assert rows["A stronger (LOS)"].endswith("%")
 
 
+def _weights_match(tmp_path: Path, a: str, b: str) -> dict[str, str]:
+    proc = subprocess.run(
+        match_cmd(f"--a {a} --b {b} --games 8 --workers 2 --quiet"),
+        capture_output=True, text=True, env=cli_env(), timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return match_table(proc.stdout)
+
+
+def test_weights_files_play_each_their_own_side(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    from importlib import resources
+
+    from outflank import evalmodel
+
+    packaged = tmp_path / "same.bin.gz"
+    packaged.write_bytes(resources.files("outflank").joinpath("data", "eval.bin.gz").read_bytes())
+    # the packaged weights from a file against the packaged weights: mirror games
+    rows = _weights_match(tmp_path, f"default:depth=2,weights={packaged}", "default:depth=2")
+    assert rows["A disc difference"].startswith("+0.00") and rows["A score"].startswith("50.0 %")
+    # weights that know nothing (all zero) against the packaged ones: every game lost
+    zero = evalmodel.read(packaged)
+    zero.patterns[:] = 0
+    zero.numeric[:] = 0
+    evalmodel.write(zero, tmp_path / "zero.bin.gz")
+    rows = _weights_match(tmp_path, f"default:depth=2,weights={tmp_path / 'zero.bin.gz'}",
+                          f"default:depth=2,weights={packaged}")  # fmt: skip
+    wins, _draws, losses = (int(x) for x in rows["A wins / draws / losses"].split(" / "))
+    assert losses >= 6 and wins <= 1
+    assert rows["Elo difference (A - B)"].endswith("(95 %)")
+
+
 def test_bad_arguments_exit_2() -> None:
     proc = subprocess.run(
         match_cmd("--a default --b x:depth=1"),
@@ -125,6 +157,8 @@ def test_bad_arguments_exit_2() -> None:
         ("level:99", "level must be"),
         ("default:depth=1,bogus=1", "no parameter bogus"),
         ("default:depth=0", "depth must be"),
+        ("default:depth=1,weights=/no/such/file", "No such file"),
+        ("default:depth=1,weights=README.md", "not a weight file"),
     ],
 )
 def test_a_spec_the_engine_refuses_exits_2_at_once(spec: str, message: str) -> None:

@@ -1,9 +1,8 @@
-"""The evaluator's training pipeline end to end, on a tiny scale (real
-self-play, exact relabelling and fit, each as the script a user runs)."""
+"""Fitting the evaluator end to end on a tiny scale: real labelled self-play
+data, the fit, the weight file the engine loads (scripts/train_eval.py)."""
 
 from __future__ import annotations
 
-import gzip
 import os
 import subprocess
 import sys
@@ -14,100 +13,122 @@ import pytest
 np = pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
+from outflank import _core, evaldata, evalfit, evalmodel  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
+TINY = evaldata.DataConfig(
+    seed=3, games_per_shard=4, opening_min=2, opening_max=10, depths=(1, 2), random_move=0.2,
+    exact=12, probable=12, depth=2, selective=0.0, label_all=14, sample=0.5,
+)  # fmt: skip
 
 
-def _proc(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run a Python script of the project in a child process, whatever it exits with."""
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("data")
+    evaldata.generate(folder, TINY, 10, workers=2)  # 40 games
+    return folder
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     return subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, env=env, timeout=300, cwd=ROOT
-    )
+        [sys.executable, "scripts/train_eval.py", *args],
+        capture_output=True, text=True, env=env, timeout=300, cwd=ROOT,
+    )  # fmt: skip
 
 
-def _run(*args: str) -> str:
-    proc = _proc(*args)
+def test_the_design_matrix_and_predict_agree_with_the_core(data_dir: Path) -> None:
+    data = evaldata.load([data_dir])
+    masks = evalfit.masks_of(["corner3x3", "triangle", "diag4"])
+    anchors = [0, 7, 20, 45, 60]
+    feats = evalfit.features(data["player"], data["opponent"], masks)
+    empties = data["empties"].astype(np.int64)
+    n_pat = _core.eval_layout(masks=masks)["pattern_weights"]
+    rng = np.random.default_rng(1)
+    w = np.round(rng.normal(0, 1, (len(anchors), n_pat + 7)), 2)
+    X = evalfit.design(feats, empties, anchors, n_pat)
+    assert np.allclose(X @ w.ravel(), evalfit.predict(w, feats, empties, anchors))
+    # the core, given these weights, scores the same (it rounds interpolated weights)
+    wf = evalmodel.WeightFile(tuple(masks), tuple(anchors), w[:, :n_pat], w[:, n_pat:])
+    _core.eval_load(wf.to_bytes(), 3)
+    pairs = zip(data["player"].tolist(), data["opponent"].tolist(), strict=True)
+    core = np.array([_core.eval_default(p, o, slot=3) for p, o in pairs]) / 100
+    # each interpolated weight is off by less than 1/100 disc (times its feature's value)
+    bound = 0.01 * (feats.shape[1] - 6 + np.abs(feats[:, -6:]).sum(axis=1) + 1)
+    assert (np.abs(core - evalfit.predict(w, feats, empties, anchors)) <= bound).all()
+
+
+def test_a_prior_at_its_own_anchors_is_itself() -> None:
+    packaged = evalmodel.read(ROOT / "src" / "outflank" / "data" / "eval.bin.gz")
+    w = evalfit.prior_weights(packaged, packaged.masks, packaged.anchors)
+    assert np.array_equal(w, np.hstack([packaged.patterns, packaged.numeric]))
+    # a type it does not have starts at zero, the shared ones are kept
+    masks = [evalfit.TYPES["triangle"], *packaged.masks[:2]]
+    w = evalfit.prior_weights(packaged, masks, packaged.anchors)
+    tri = _core.eval_layout(masks=masks[:1])["pattern_weights"]
+    assert not w[:, :tri].any()
+    kept = _core.eval_layout(masks=masks)["pattern_weights"] - tri
+    assert np.array_equal(w[:, tri : tri + kept], packaged.patterns[:, :kept])
+
+
+def test_fit_write_load_and_report(data_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "w.bin.gz"
+    proc = _run(
+        str(data_dir), "--types", "legacy+triangle", "--anchor-step", "10", "--max-iter", "40",
+        "--out", str(out), "--report", str(tmp_path / "r.md"),
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    return proc.stdout
-
-
-def test_self_play_relabel_fit_and_load(tmp_path: Path) -> None:
-    games, exact, fitted = tmp_path / "games.npz", tmp_path / "exact.npz", tmp_path / "w.bin.gz"
-    _run(
-        "scripts/train_eval.py",
-        "--games",
-        "24",
-        "--workers",
-        "1",
-        "--cache",
-        str(games),
-        "--dry-run",
-        "--no-baseline",
-    )
-    data = np.load(games)
-    assert len(data["label"]) > 24 * 30
-    out = _run(
-        "scripts/relabel_exact.py",
-        str(games),
-        str(exact),
-        "--min",
-        "15",
-        "--max",
-        "16",
-        "--workers",
-        "1",
-    )
-    assert "15 empties" in out and "16 empties" in out
-    relabelled = np.load(exact)
-    empties = 64 - np.bitwise_count(relabelled["P"] | relabelled["O"])
-    # at 15-16 empties the labels are now the solver's; elsewhere unchanged
-    outside = (empties < 15) | (empties > 16)
-    assert (relabelled["label"][outside] == data["label"][outside]).all()
-    sys.path.insert(0, str(ROOT / "src"))
-    from outflank import _core
-
-    for i in np.flatnonzero(~outside)[:20]:
-        assert relabelled["label"][i] == _core.train_solve(int(data["P"][i]), int(data["O"][i]))[0]
-    _run("scripts/train_eval.py", "--cache", str(exact), "--no-baseline", "--out", str(fitted))
-    blob = gzip.decompress(fitted.read_bytes())
-    assert blob.startswith(b"OFEVAL2\0")
-    # loading happens in a child process: this one keeps the packaged weights
+    assert "validation RMSE" in proc.stdout and "MAE new" in proc.stdout
+    report = (tmp_path / "r.md").read_text()
+    assert "| all |" in report and "MAE baseline" in report
+    wf = evalmodel.read(out)
+    assert wf.anchors == (0, 10, 20, 30, 40, 50, 60)
+    assert list(wf.masks) == evalfit.masks_of([*evalfit.LEGACY, "triangle"])
+    # the engine in a fresh process loads it (this one keeps the packaged weights)
     check = (
-        "import gzip, sys; from outflank import _core;"
-        f"_core.eval_load(gzip.decompress(open({str(fitted)!r}, 'rb').read()));"
-        "print(_core.eval_layout()['fitted'],"
-        " _core.eval_default(0x0000000810000000, 0x0000001008000000))"
+        "from outflank import _core, evalmodel;"
+        f"evalmodel.load_into({str(out)!r}, 0);"
+        "l = _core.eval_layout(); print(l['fitted'], l['patterns'])"
     )
-    fitted_flag, score = _run("-c", check).split()
-    assert fitted_flag == "1" and abs(int(score)) < 6400
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    res = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, env=env)
+    assert res.stdout.split() == ["1", "50"], res.stderr  # 46 + 4 triangles
+    # the fit beats knowing nothing on its test games
+    data = evaldata.load([data_dir])
+    test = evalfit.split(data["game"]).test
+    _core.eval_load(wf.to_bytes(), 3)
+    pred = np.array(
+        [_core.eval_default(int(data["player"][i]), int(data["opponent"][i]), slot=3) for i in test]
+    ) / 100  # fmt: skip
+    label = data["label"][test] / 100
+    assert np.mean(np.abs(pred - label)) < np.mean(np.abs(label - label.mean()))
 
 
-def test_refit_changes_only_the_named_anchors(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    games, base, refit = tmp_path / "games.npz", tmp_path / "base.bin.gz", tmp_path / "r.bin.gz"
-    _run(
-        "scripts/train_eval.py", "--games", "16", "--workers", "1", "--cache", str(games),
-        "--no-baseline", "--out", str(base),
-    )  # fmt: skip
-    refit.write_bytes(base.read_bytes())
-    _run(
-        "scripts/train_eval.py", "--cache", str(games), "--no-baseline", "--damp", "30",
-        "--refit", "40,45", "--out", str(refit),
-    )  # fmt: skip
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    import train_eval
+def test_a_prior_and_a_dry_run(data_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "w.bin.gz"
+    packaged = ROOT / "src" / "outflank" / "data" / "eval.bin.gz"
+    proc = _run(str(data_dir), "--prior", str(packaged), "--max-iter", "10", "--dry-run",
+                "--out", str(out))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "start: validation RMSE" in proc.stdout and not out.exists()
 
-    before, after = train_eval.read_weights(base), train_eval.read_weights(refit)
-    refitted = [train_eval.ANCHORS.index(a) for a in (40, 45)]
-    kept = [a for a in range(len(train_eval.ANCHORS)) if a not in refitted]
-    assert (after[kept] == before[kept]).all()
-    assert not (after[refitted] == before[refitted]).all()
-    # an anchor the evaluator does not have is refused, and the file is left alone
-    proc = _proc(
-        "scripts/train_eval.py", "--cache", str(games), "--refit", "7", "--out", str(refit)
-    )
-    assert proc.returncode == 2 and "--refit anchors must be among" in proc.stderr
-    assert (train_eval.read_weights(refit) == after).all()
-    with pytest.raises(ValueError, match="not an evaluator weight file"):
-        train_eval.read_weights(games)
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--types", "legacy+nonsense"], "unknown pattern set or type"),
+        (["--anchor-step", "0"], "--anchor-step"),
+        (["--ridge", "-1"], "--ridge"),
+        (["--out", "/no/such/folder/w.bin.gz"], "no folder"),
+        (["--baseline", "README.md"], "not an evaluator weight file"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(data_dir: Path, args: list[str], message: str) -> None:
+    proc = _run(str(data_dir), *args)
+    assert proc.returncode == 2 and message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_missing_data_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    proc = _run(str(tmp_path / "nothing"))
+    assert proc.returncode == 2 and "no such file" in proc.stderr

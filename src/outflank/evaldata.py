@@ -3,8 +3,9 @@
 Positions come from varied self-play: every game opens with a random number
 of random moves, then each side searches to its own depth (drawn from
 ``depths``, the "levels"), with a random move now and then (each game draws
-its own chance). A share of each game's positions is labelled, from the
-side to move's view, in 1/100 disc:
+its own chance). Every position with ``label_all`` empties or fewer is
+labelled, and a share ``sample`` of the others up to ``label_max`` empties,
+from the side to move's view, in 1/100 disc:
 
 * with ``exact`` empties or fewer: the exact final disc difference (the
   engine's solver);
@@ -101,6 +102,7 @@ class DataConfig:
     selective: float = 1.5  # probable cut-offs of those searches (standard deviations)
     label_all: int = 16  # label every position with this many empties or fewer
     sample: float = 0.35  # and this share of the others
+    label_max: int = 60  # label no position with more empties than this
     extra: dict[str, Any] = field(default_factory=dict)  # free-form notes
 
     def check(self) -> None:
@@ -122,6 +124,8 @@ class DataConfig:
             problems.append("selective must be in 0..10")
         if not 0 <= self.sample <= 1:
             problems.append("sample must be in 0..1")
+        if not 0 <= self.label_max <= 60:
+            problems.append("label_max must be in 0..60")
         if problems:
             raise OutflankError("; ".join(problems))
 
@@ -233,7 +237,8 @@ def make_shard(config: dict, index: int) -> dict[str, Any]:
         chosen = [
             ply
             for ply, (p, o, _) in enumerate(positions)
-            if 64 - (p | o).bit_count() <= cfg.label_all or rng.random() < cfg.sample
+            if (e := 64 - (p | o).bit_count()) <= cfg.label_all
+            or (rng.random() < cfg.sample and e <= cfg.label_max)
         ]
         searcher.clear()
         for ply in reversed(chosen):
@@ -274,7 +279,8 @@ def _config_for(folder: Path, cfg: DataConfig) -> None:
     path = folder / CONFIG_FILE
     mine = asdict(cfg)
     if path.exists():
-        theirs = json.loads(path.read_text())
+        # a setting added since the folder was made has its default there
+        theirs = {**json.loads(json.dumps(asdict(DataConfig()))), **json.loads(path.read_text())}
         if theirs != json.loads(json.dumps(mine)):
             diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
             raise OutflankError(

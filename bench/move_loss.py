@@ -1,0 +1,178 @@
+"""How many discs the engine's move choice loses, on positions whose every move is solved.
+
+    python bench/move_loss.py make [--count 200] [--min 18] [--max 22] [--seed 40] --out FILE
+    python bench/move_loss.py run [--file bench/data/move_loss.obf] [--depth 6] [--time 0.2]
+                                  [--weights NAME=FILE ...]
+
+``make`` plays self-play games (random moves to 52 empties, then the
+``default`` evaluator's depth-4 choice with a random move 15 % of the time)
+to a number of empties drawn from --min..--max, keeps positions with at
+least two moves, and solves every move exactly; it writes them as an OBF
+file (each line lists every move's exact score). The same arguments give
+the same file; bench/data/move_loss.obf is the one in docs/evaluation.md.
+
+``run`` lets the engine choose a move in each position with the midgame
+search only (no exact endgame: ``endgame=0``), at a fixed --depth and/or
+--time per move, and reports per number of empties the mean loss (best
+move's exact score minus the chosen move's) and how often the best move
+was chosen. --weights NAME=FILE (repeatable) compares weight files of the
+``default`` evaluator in the same run (each loaded into a core slot); the
+packaged weights are "packaged". A --time run depends on the machine's
+load: run it under the exclusive lock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from outflank import Board, evalmodel  # noqa: E402
+from outflank.engine import Engine  # noqa: E402
+from outflank.errors import OutflankError  # noqa: E402
+from outflank.obf import read_obf_file  # noqa: E402
+
+DEFAULT_FILE = ROOT / "bench" / "data" / "move_loss.obf"
+OPENING_EMPTIES = 52
+RANDOM_MOVE = 0.15
+
+
+def _position(rng: random.Random, engine: Engine, empties: int) -> Board | None:
+    board = Board()
+    while board.empties > empties:
+        moves = list(board.legal_moves)
+        if not moves:
+            return None
+        if board.empties > OPENING_EMPTIES or rng.random() < RANDOM_MOVE:
+            board.push(rng.choice(moves))
+        else:
+            board.push(engine.search(board, depth=4).best_move)
+    return board if len(board.legal_moves) >= 2 and not board.must_pass() else None
+
+
+def make(count: int, lo: int, hi: int, seed: int) -> list[str]:
+    """OBF lines of ``count`` positions with every move's exact score."""
+    rng = random.Random(seed)
+    player = Engine(depth=4, endgame=0)
+    solver = Engine(endgame=60)
+    lines = []
+    while len(lines) < count:
+        board = _position(rng, player, rng.randint(lo, hi))
+        if board is None:
+            continue
+        solver.clear()
+        scores = solver.analyze(board, depth=60)
+        assert all(s.exact for s in scores), "the solver must solve every move"
+        cells = board.obf()
+        fields = "".join(f" {str(s.move).upper()}:{int(s.score):+d};" for s in scores)
+        lines.append(f"{cells};{fields}")
+        print(f"  {len(lines)}/{count} ({board.empties} empties)", file=sys.stderr, flush=True)
+    return lines
+
+
+def run(
+    path: Path, weights: dict[str, Path], depth: int | None, time: float | None, selective: float
+) -> str:
+    """The loss table for each weight file (packaged when none are given)."""
+    entries = read_obf_file(path)
+    for e in entries:
+        if len(e.scores) != len(e.board.legal_moves):
+            raise OutflankError(f"{path}:{e.line}: not every move has a score")
+    slots = {"packaged": 0}
+    for i, (name, file) in enumerate(weights.items(), 1):
+        if i > 3:
+            raise OutflankError("at most 3 weight files")
+        evalmodel.load_into(file, i)
+        slots[name] = i
+    if weights:
+        slots.pop("packaged")
+    limits = []
+    if depth:
+        limits.append((f"depth {depth}", {"depth": depth}))
+    if time:
+        limits.append((f"{time:g} s", {"time": time}))
+    # name, limit -> per empties: [positions, loss sum, best chosen]
+    stats: dict[tuple[str, str], dict[int, list[float]]] = {}
+    try:
+        for name, slot in slots.items():
+            evalmodel.use(slot)
+            for label, limit in limits:
+                engine = Engine(endgame=0, selective=selective, **limit)
+                table = stats.setdefault((name, label), {})
+                for e in entries:
+                    engine.clear()
+                    move = engine.search(e.board).best_move
+                    loss = e.best_score - e.scores[move]
+                    row = table.setdefault(e.board.empties, [0, 0.0, 0])
+                    row[0] += 1
+                    row[1] += loss
+                    row[2] += loss == 0
+    finally:
+        evalmodel.use(0)
+    cols = list(stats)
+    out = [
+        "| empties | positions | "
+        + " | ".join(f"{n}, {lim}: loss (best %)" for n, lim in cols)
+        + " |",
+        "|---:|---:|" + "---:|" * len(cols),
+    ]
+    empties = sorted({e.board.empties for e in entries})
+    for em in [*empties, None]:
+        cells = []
+        count = 0
+        for key in cols:
+            rows = [r for k, r in stats[key].items() if em is None or k == em]
+            count = sum(r[0] for r in rows)
+            loss = sum(r[1] for r in rows) / count
+            best = 100 * sum(r[2] for r in rows) / count
+            cells.append(f"{loss:.2f} ({best:.0f} %)")
+        out.append(f"| {'all' if em is None else em} | {count} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = ap.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("make", help="write a set of positions with every move solved")
+    m.add_argument("--count", type=int, default=200)
+    m.add_argument("--min", type=int, default=18)
+    m.add_argument("--max", type=int, default=22)
+    m.add_argument("--seed", type=int, default=40)
+    m.add_argument("--out", type=Path, required=True)
+    r = sub.add_parser("run", help="measure the loss of the engine's choices")
+    r.add_argument("--file", type=Path, default=DEFAULT_FILE)
+    r.add_argument("--depth", type=int, default=6)
+    r.add_argument("--time", type=float, default=None, help="seconds per move")
+    r.add_argument("--selective", type=float, default=0.0)
+    r.add_argument("--weights", action="append", default=[], metavar="NAME=FILE")
+    args = ap.parse_args(argv)
+    try:
+        if args.command == "make":
+            if not 1 <= args.min <= args.max <= 30 or args.count < 1:
+                raise OutflankError("need 1 <= --min <= --max <= 30 and --count >= 1")
+            lines = make(args.count, args.min, args.max, args.seed)
+            args.out.write_text("\n".join(lines) + "\n")
+            return 0
+        weights = {}
+        for spec in args.weights:
+            name, sep, file = spec.partition("=")
+            if not sep or not name or not file:
+                raise OutflankError(f"--weights wants NAME=FILE, not {spec!r}")
+            weights[name] = Path(file)
+        if not args.depth and not args.time:
+            raise OutflankError("give --depth or --time (or both)")
+        print(run(args.file, weights, args.depth or None, args.time, args.selective))
+    except (OutflankError, OSError) as exc:
+        print(f"move_loss.py: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
