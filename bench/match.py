@@ -16,6 +16,9 @@ Openings: the distinct positions (up to the 8 board symmetries) reached after
 --plies moves from the start, in a fixed pseudo-random order; each opening is
 played twice, once with each engine as black, so an unbalanced opening favours
 nobody (6 plies give 1,773 distinct openings; beyond that they repeat).
+--skip N starts at the N-th opening of that order, so a long match can be
+played in parts (--games 40 --skip 0, --games 40 --skip 20, ...) whose
+results add up.
 Games run in --workers processes. The table reports A's results. Ctrl-C
 (SIGINT) or SIGTERM ends a long match early and still prints the table of
 the games finished so far, marked as interrupted.
@@ -336,7 +339,7 @@ def table(spec_a: str, spec_b: str, res: Result, seconds: float) -> str:
 
 
 def run_match(
-    spec_a: str, spec_b: str, games: int, plies: int, workers: int, quiet: bool
+    spec_a: str, spec_b: str, games: int, plies: int, workers: int, quiet: bool, skip: int = 0
 ) -> Result:
     """Play the match and return A's results."""
     if games < 2 or games % 2:
@@ -353,7 +356,9 @@ def run_match(
                 _core.eval_use(0)
         except (TypeError, ValueError, OSError) as exc:  # OutflankError is a ValueError
             raise OutflankError(f"player {text!r}: {exc}") from None
-    lines = openings(plies, games // 2)
+    if skip < 0:
+        raise OutflankError("--skip must be >= 0")
+    lines = openings(plies, skip + games // 2)[skip:]
     jobs = [(i, lines[i // 2], i % 2 == 0) for i in range(games)]
     res = Result()
     start = time.perf_counter()
@@ -410,13 +415,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--b", required=True, help="player B, e.g. heuristic:depth=4")
     ap.add_argument("--games", type=int, default=100, help="number of games (even)")
     ap.add_argument("--plies", type=int, default=6, help="opening length in plies")
+    ap.add_argument("--skip", type=int, default=0, help="start at this opening (parts of a match)")
     ap.add_argument("--workers", type=int, default=2, help="worker processes")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)  # like Ctrl-C: stop, print what was played
     signal.signal(signal.SIGINT, _interrupt)  # even where a background job ignores it
     try:
-        res = run_match(args.a, args.b, args.games, args.plies, args.workers, args.quiet)
+        res = run_match(args.a, args.b, args.games, args.plies, args.workers, args.quiet, args.skip)
     except OutflankError as exc:
         print(f"match.py: error: {exc}", file=sys.stderr)
         return 2

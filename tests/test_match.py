@@ -68,6 +68,18 @@ def test_openings_are_distinct_and_deterministic() -> None:
     assert lines == match.openings(4, 20)
     assert len({tuple(line) for line in lines}) == 20
     assert all(len(line) == 4 for line in lines)
+    assert match.openings(4, 30)[:20] == lines  # more openings extend the same order
+
+
+def test_a_match_in_parts_plays_the_openings_of_the_whole() -> None:
+    whole = match.run_match("heuristic:depth=1", "default:depth=1", 8, 4, 1, True)
+    parts = [match.run_match("heuristic:depth=1", "default:depth=1", 4, 4, 1, True, skip)
+             for skip in (0, 2)]  # fmt: skip
+    assert (parts[0].disc_sum + parts[1].disc_sum, parts[0].wins + parts[1].wins) == (
+        whole.disc_sum, whole.wins,
+    )  # fmt: skip
+    with pytest.raises(OutflankError, match="skip"):
+        match.run_match("heuristic:depth=1", "default:depth=1", 2, 4, 1, True, -1)
 
 
 def result(wins: int, draws: int, losses: int) -> match.Result:
