@@ -174,11 +174,16 @@ def predict(w: np.ndarray, feats: np.ndarray, empties: np.ndarray, anchors: Sequ
     inst = feats.shape[1] - N_NUM
     lo, hi, t = anchor_shares(empties, anchors)
 
+    flat = w.ravel()
+    width = w.shape[1]
+    pats = feats[:, :inst].astype(np.int64)
+    nums = feats[:, inst:]
+
     def at(a: np.ndarray) -> np.ndarray:
-        rows = w[a]
-        s = np.take_along_axis(rows, feats[:, :inst].astype(np.int64), axis=1).sum(axis=1)
-        s += (rows[:, n_pat : n_pat + N_NUM] * feats[:, inst:]).sum(axis=1)
-        return s + rows[:, n_pat + N_NUM]
+        base = (a * width)[:, None]
+        s = flat[base + pats].sum(axis=1)
+        s += (flat[base + n_pat + np.arange(N_NUM)] * nums).sum(axis=1)
+        return s + flat[a * width + n_pat + N_NUM]
 
     return (1 - t) * at(lo) + t * at(hi)
 
