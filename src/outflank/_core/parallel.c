@@ -217,12 +217,15 @@ static void *helper_main(void *arg) {
 
 /* The master s waits at sp until every helper has left, helping below sp
  * meanwhile; if s is aborted (or was), sp is cut off first. */
-static void wait_helpers(Search *s, SplitPoint *sp) {
+static void wait_helpers(Search *s, SplitPoint *sp, int frame) {
     int abandoned = 0;
     publish_idle(s, sp);
     pthread_mutex_lock(&s->mtx);
     for (;;) {
-        if (!abandoned && ABORTED(s)) {
+        /* A reason to stop at sp or above (not one for a split point
+         * below that claimed s and is cut off before s joins it). */
+        int flag = ABORTED(s);
+        if (!abandoned && flag && flag <= ABORT_CUT + frame) {
             pthread_mutex_unlock(&s->mtx);
             abandon(sp);
             abandoned = 1;
@@ -304,7 +307,7 @@ int par_split(Search *s, SplitPoint *sp) {
     s->nframes = frame + 1;
     for (int i = 0; i < n; ++i) assign(got[i], sp);
     sp->run(s, sp);
-    wait_helpers(s, sp);
+    wait_helpers(s, sp, frame);
     s->nframes = frame;
     s->sp = sp->parent;
     clear_flag(s, ABORT_CUT + frame); /* a helper's cut-off of sp */

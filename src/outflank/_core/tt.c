@@ -37,7 +37,7 @@ void tt_clear(TT *tt) {
 static inline void put(TTSlot *slot, const TTEntry *e) {
     uint64_t bounds = tt_pack_bounds(e->lower, e->upper), info = tt_pack_info(e);
     TT_STORE(slot->key_p, e->P ^ bounds);
-    TT_STORE(slot->key_o, e->O ^ info);
+    TT_STORE(slot->key_o, e->O ^ info ^ tt_mix(bounds));
     TT_STORE(slot->bounds, bounds);
     TT_STORE(slot->info, info);
 }

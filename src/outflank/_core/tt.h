@@ -33,13 +33,16 @@ typedef struct {
  * (relaxed atomics: plain moves on x86-64), by any number of threads at
  * once without a lock. The data words are the bounds and the rest
  * (depth, move, tag, age, precision); the key words are the position's
- * two bitboards, each XORed with one data word. A reader checks that each
- * key word XOR its data word gives the position back: words from two
- * different writes (one thread's store half-way through another's) give
- * a key that belongs to neither position, so a torn entry is a miss and
- * never a wrong bound ("lockless hashing", as in Crafty). One thread
- * alone sees exactly the table of before: the same entries, the same
- * replacement, the same tree. */
+ * two bitboards, P XORed with the bounds and O with the rest and a
+ * scrambled copy of the bounds (tt_mix). A reader checks that both give
+ * the position back. Words from two different writes (one thread's store
+ * half-way through another's) then fail the check, also when both writes
+ * were of the same position: bounds from one write with the depth or
+ * precision of another would pass a plain XOR of each pair, and could
+ * pass off a selective pass's bound as exact. So a torn entry is a miss,
+ * never a wrong bound ("lockless hashing"). One thread alone sees exactly
+ * the table of before: the same entries, the same replacement, the same
+ * tree. */
 typedef struct {
     _Atomic uint64_t key_p, key_o, bounds, info;
 } TTSlot;
@@ -83,6 +86,9 @@ static inline uint64_t tt_pack_bounds(int lower, int upper) {
     return (uint64_t)(uint32_t)lower | (uint64_t)(uint32_t)upper << 32;
 }
 
+/* A bijective scrambling of the bounds word for the second key word. */
+static inline uint64_t tt_mix(uint64_t bounds) { return bounds * 0x9E3779B97F4A7C15ULL; }
+
 static inline uint64_t tt_pack_info(const TTEntry *e) {
     return (uint64_t)e->depth | (uint64_t)e->move << 8 | (uint64_t)e->tag << 16 |
            (uint64_t)e->age << 24 | (uint64_t)e->prec << 32;
@@ -93,7 +99,7 @@ static inline uint64_t tt_pack_info(const TTEntry *e) {
 static inline void tt_decode(const TTSlot *slot, TTEntry *e) {
     uint64_t bounds = TT_LOAD(slot->bounds), info = TT_LOAD(slot->info);
     e->P = TT_LOAD(slot->key_p) ^ bounds;
-    e->O = TT_LOAD(slot->key_o) ^ info;
+    e->O = TT_LOAD(slot->key_o) ^ info ^ tt_mix(bounds);
     e->lower = (int32_t)(uint32_t)bounds;
     e->upper = (int32_t)(uint32_t)(bounds >> 32);
     e->depth = (uint8_t)info;
@@ -107,7 +113,8 @@ static inline int tt_slot_holds(const TTSlot *slot, u64 P, u64 O, int tag, TTEnt
     uint64_t bounds = TT_LOAD(slot->bounds);
     if ((TT_LOAD(slot->key_p) ^ bounds) != P) return 0;
     uint64_t info = TT_LOAD(slot->info);
-    if ((TT_LOAD(slot->key_o) ^ info) != O || (uint8_t)(info >> 16) != tag) return 0;
+    if ((TT_LOAD(slot->key_o) ^ info ^ tt_mix(bounds)) != O || (uint8_t)(info >> 16) != tag)
+        return 0;
     out->P = P;
     out->O = O;
     out->lower = (int32_t)(uint32_t)bounds;
