@@ -29,6 +29,7 @@ from outflank import _core
 from outflank.board import PASS, Board, Move, Rules
 from outflank.errors import GameOverError, OutflankError, SearchLimitError
 from outflank.evaluation import Evaluator, make_evaluator
+from outflank.threads import check_threads, default_threads
 
 __all__ = ["LEVELS", "PRESETS", "Engine", "MoveScore", "SearchInfo", "SearchResult"]
 
@@ -113,7 +114,9 @@ PRESETS: Final[dict[str, dict[str, Any]]] = {
     "default": {"evaluator": "default", "time": 1.0, "endgame": 20, "selective": 1.5},
 }
 
-_ENGINE_KEYS: Final = ("depth", "time", "nodes", "endgame", "random", "selective", "seed")
+_ENGINE_KEYS: Final = (
+    "depth", "time", "nodes", "endgame", "random", "selective", "seed", "threads",
+)  # fmt: skip
 
 
 def _move(square: int) -> Move:
@@ -184,6 +187,13 @@ class Engine:
     that prediction's error (probable cut-offs); 0, the default, searches
     every node to full depth.
 
+    ``threads=N`` (default: every core the process may use) is the number
+    of threads each search runs on (the C core splits the tree between
+    them, see docs/engine.md); ``threads=1`` searches exactly as a single
+    thread does, node for node. With more, an exact solve gives the same
+    score (perhaps another move of that score), and a search's nodes and
+    time limits hold for all its threads together.
+
     One search at a time per engine (a lock guards it); separate engines
     may search in parallel threads, the GIL is released while they think.
     """
@@ -200,14 +210,16 @@ class Engine:
         random: float = 0.0,
         selective: float = 0.0,
         seed: int | None = None,
+        threads: int | None = None,
         **evaluator_params: Any,
     ) -> None:
         if isinstance(tt_mb, bool) or not isinstance(tt_mb, int) or not 1 <= tt_mb <= 65536:
             raise OutflankError(f"tt_mb must be an int in 1..65536, not {tt_mb!r}")
+        threads = default_threads() if threads is None else check_threads(threads)
         self._lock = threading.Lock()
         self._owner: int | None = None  # the thread holding the lock
         try:
-            self._searcher = _core.Searcher(tt_mb)
+            self._searcher = _core.Searcher(tt_mb, threads=threads)
         except MemoryError:
             raise OutflankError(
                 f"cannot allocate {tt_mb} MiB for the transposition table: ask for less (tt_mb)"
@@ -245,6 +257,11 @@ class Engine:
         if settings is None:
             raise OutflankError(f"unknown preset {name!r} (choose from {', '.join(PRESETS)})")
         return cls(**{**settings, **kwargs})
+
+    @property
+    def threads(self) -> int:
+        """Threads each search uses (``configure(threads=N)`` changes it)."""
+        return int(self._searcher.threads)
 
     @property
     def evaluator(self) -> Evaluator:
@@ -309,11 +326,16 @@ class Engine:
             if isinstance(s, bool) or not isinstance(s, int):
                 raise OutflankError(f"seed must be an int or None, not {s!r}")
             out["_rng"] = _rng(s)
+        if given.get("threads") is not None:
+            out["_threads"] = check_threads(given["threads"])
         return out
 
     def _apply_settings(self, settings: dict[str, Any]) -> None:
         for name, value in settings.items():
-            setattr(self, name, value)
+            if name == "_threads":
+                self._searcher.set_threads(value)
+            else:
+                setattr(self, name, value)
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
