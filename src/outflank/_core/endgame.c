@@ -949,13 +949,6 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves
         n = order_deep_moves(s, P, O, list, n, MOVE_NONE, empties, &est);
     for (int i = 0; i < n; ++i) {
         if (i == 1 && est.squares) exact_keys(s, P, O, list, n, &est, empties);
-#ifdef PARSTATS
-        if (best_move != MOVE_NONE && i + 1 < n && empties >= END_SPLIT_MIN) {
-            extern _Atomic unsigned long long st_elig, st_can;
-            atomic_fetch_add(&st_elig, 1);
-            if (par_can_split(s)) atomic_fetch_add(&st_can, 1);
-        }
-#endif
         if (best_move != MOVE_NONE && i + 1 < n && empties >= END_SPLIT_MIN && par_can_split(s)) {
             if (i == 0 && est.squares) { /* the table's move came first: the order of the rest */
                 end_pick(list, 0, n);

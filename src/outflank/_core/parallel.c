@@ -25,14 +25,26 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef PARSTATS
+#include <time.h>
+#endif
 
-#ifdef PARSTATS /* debugging: split attempts, splits, helpers claimed, cut-offs */
+#ifdef PARSTATS /* debugging: splits, helpers, cut-offs, idle time; printed per search */
 #include <stdio.h>
-_Atomic unsigned long long st_elig, st_can;
 static _Atomic unsigned long long st_try, st_split, st_claimed, st_cut;
 #define PSTAT(x) atomic_fetch_add_explicit(&(x), 1, memory_order_relaxed)
+static _Atomic unsigned long long st_sleeps, st_sleep_ns, st_wait_ns, st_waits, st_helper_cpu_ns;
+static unsigned long long ns_now(void) { return (unsigned long long)(search_now() * 1e9); }
+#define SLEEP(cv, mtx, counter, total)                                                             \
+    do {                                                                                           \
+        unsigned long long t0_ = ns_now();                                                         \
+        pthread_cond_wait(cv, mtx);                                                                \
+        atomic_fetch_add(&(total), ns_now() - t0_);                                                \
+        PSTAT(counter);                                                                            \
+    } while (0)
 #else
 #define PSTAT(x) ((void)0)
+#define SLEEP(cv, mtx, counter, total) pthread_cond_wait(cv, mtx)
 #endif
 
 enum { ST_BUSY = 0, ST_FREE = 1, ST_WAIT = 2, ST_CLAIMED = 3 };
@@ -208,10 +220,15 @@ static void *helper_main(void *arg) {
         } else if (t->quit) {
             break;
         } else {
-            pthread_cond_wait(&t->cv, &t->mtx);
+            SLEEP(&t->cv, &t->mtx, st_sleeps, st_sleep_ns);
         }
     }
     pthread_mutex_unlock(&t->mtx);
+#ifdef PARSTATS
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    atomic_fetch_add(&st_helper_cpu_ns, (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec);
+#endif
     return NULL;
 }
 
@@ -248,7 +265,7 @@ static void wait_helpers(Search *s, SplitPoint *sp, int frame) {
             }
             continue; /* claimed meanwhile: its split point is on the way */
         }
-        pthread_cond_wait(&s->cv, &s->mtx);
+        SLEEP(&s->cv, &s->mtx, st_waits, st_wait_ns);
     }
     pthread_mutex_unlock(&s->mtx);
 }
@@ -379,8 +396,12 @@ void par_end(Search *s) {
     s->spawn_pending = 0;
     flush_nodes(s);
 #ifdef PARSTATS
-    fprintf(stderr, "elig %llu can %llu\n", st_elig, st_can);
-    fprintf(stderr, "par: tries %llu splits %llu claimed %llu cuts %llu\n", st_try, st_split,
-            st_claimed, st_cut);
+    fprintf(stderr,
+            "par: tries %llu splits %llu claimed %llu cuts %llu; helper sleeps %llu (%.3f s), "
+            "master waits %llu (%.3f s), helpers' CPU %.3f s\n",
+            st_try, st_split, st_claimed, st_cut, st_sleeps, st_sleep_ns * 1e-9, st_waits,
+            st_wait_ns * 1e-9, st_helper_cpu_ns * 1e-9);
+    st_helper_cpu_ns = 0;
+    st_sleeps = st_sleep_ns = st_waits = st_wait_ns = st_try = st_split = st_claimed = st_cut = 0;
 #endif
 }
