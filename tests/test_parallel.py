@@ -20,6 +20,14 @@ from outflank.obf import read_obf_file
 from outflank.threads import MAX_THREADS, available_cores, check_threads, default_threads, share
 
 
+def _engine(threads: int, **settings: object) -> Engine:
+    """An engine that really runs ``threads`` threads, even beyond the cores
+    (an engine runs at most as many threads as the machine has cores)."""
+    engine = Engine(threads=threads, **settings)  # type: ignore[arg-type]
+    engine._searcher.set_threads(threads, oversubscribe=True)
+    return engine
+
+
 def _position(seed: int, empties: int) -> Board:
     """A position of random play with the given number of empties (a pass
     counts as a move; a finished game starts again)."""
@@ -35,7 +43,7 @@ def _position(seed: int, empties: int) -> Board:
 @pytest.mark.parametrize("threads", [2, 4])
 @pytest.mark.parametrize("name", ["fforum-1-19.obf", "fforum-20-39.obf"])
 def test_ffo_scores_with_threads(ffo_dir: Path, name: str, threads: int) -> None:
-    engine = Engine(tt_mb=16, threads=threads)
+    engine = _engine(threads, tt_mb=16)
     for entry in read_obf_file(ffo_dir / name):
         engine.clear()
         result = engine.solve(entry.board)
@@ -49,7 +57,7 @@ SAMPLE = [(seed, 14 + seed % 7) for seed in range(14)]  # 14-20 empties
 @pytest.mark.parametrize(("seed", "empties"), SAMPLE)
 def test_random_positions_solve_alike_on_1_2_and_4_threads(seed: int, empties: int) -> None:
     board = _position(seed, empties)
-    results = [Engine(tt_mb=8, threads=n).solve(board) for n in (1, 2, 4)]
+    results = [_engine(n, tt_mb=8).solve(board) for n in (1, 2, 4)]
     assert all(r.exact for r in results)
     assert len({r.score for r in results}) == 1
     for r in results:  # the move may differ, its score may not
@@ -59,7 +67,7 @@ def test_random_positions_solve_alike_on_1_2_and_4_threads(seed: int, empties: i
 @pytest.mark.parametrize("seed", [3, 8])
 def test_every_moves_exact_score_alike_on_1_and_3_threads(seed: int) -> None:
     board = _position(seed, 18)
-    one, three = (Engine(tt_mb=8, threads=n).analyze(board) for n in (1, 3))
+    one, three = (_engine(n, tt_mb=8).analyze(board) for n in (1, 3))
     assert {(m.move, m.score) for m in one} == {(m.move, m.score) for m in three}
     assert all(m.exact for m in three)
 
@@ -78,7 +86,7 @@ def test_a_parallel_midgame_search_and_analysis() -> None:
 def test_a_node_limit_holds_for_all_threads_together(ffo_dir: Path) -> None:
     board = read_obf_file(ffo_dir / "fforum-40-59.obf")[0].board
     for threads in (2, 4):
-        result = Engine(tt_mb=8, threads=threads).solve(board, nodes=300_000)
+        result = _engine(threads, tt_mb=8).solve(board, nodes=300_000)
         assert not result.exact
         assert result.nodes <= 300_000 + 4096 * threads
 
@@ -106,7 +114,7 @@ def _stop_after(engine: Engine, board: Board, after: float) -> tuple[SearchResul
 @pytest.mark.parametrize("threads", [2, 4])
 def test_stop_ends_a_parallel_solve_and_the_next_search_works(ffo_dir: Path, threads: int) -> None:
     entries = read_obf_file(ffo_dir / "fforum-40-59.obf")
-    engine = Engine(tt_mb=16, threads=threads)
+    engine = _engine(threads, tt_mb=16)
     result, latency = _stop_after(engine, entries[54 - 40].board, after=0.4)  # 28 empties
     assert not result.exact and result.best_move in entries[54 - 40].board.legal_moves
     assert latency < 0.25  # well within it on a loaded machine: the core polls every 4096 nodes
@@ -131,7 +139,7 @@ def _rss_kib() -> int:
 def test_many_short_parallel_searches_leave_no_thread_or_memory() -> None:
     board = Board.from_transcript("f5d6c3d3c4f4f6")
     end = _position(1, 16)
-    engine = Engine(tt_mb=4, threads=4)
+    engine = _engine(4, tt_mb=4)
     for _ in range(5):  # the table's pages, the helpers' states: allocated once
         engine.search(board, depth=7)
         engine.solve(end)
@@ -143,7 +151,7 @@ def test_many_short_parallel_searches_leave_no_thread_or_memory() -> None:
         assert _tasks() == tasks  # the helpers end with their search
     assert _rss_kib() - rss < 4096
     for _ in range(20):  # engines made and dropped: their threads and tables go too
-        Engine(tt_mb=4, threads=3).search(board, depth=6)
+        _engine(3, tt_mb=4).search(board, depth=6)
     assert _tasks() == tasks
 
 
@@ -164,4 +172,12 @@ def test_thread_settings() -> None:
     assert engine.threads == 1  # a bad value changes nothing
     with pytest.raises(ValueError, match="threads"):
         _core.Searcher(4, threads=0)
+    # no more threads run than the process has cores, unless asked to
+    board = Board.from_transcript("f5d6c3d3c4f4f6")
+    searcher = _core.Searcher(4, threads=MAX_THREADS)
+    assert searcher.search(board.player, board.opponent, depth=7)["threads"] == min(
+        MAX_THREADS, available_cores()
+    )
+    searcher.set_threads(5, oversubscribe=True)
+    assert searcher.search(board.player, board.opponent, depth=7)["threads"] == 5
     assert share(1, cores=8) == 8 and share(3, cores=8) == 2 and share(16, cores=8) == 1

@@ -189,10 +189,11 @@ class Engine:
 
     ``threads=N`` (default: every core the process may use) is the number
     of threads each search runs on (the C core splits the tree between
-    them, see docs/engine.md); ``threads=1`` searches exactly as a single
-    thread does, node for node. With more, an exact solve gives the same
-    score (perhaps another move of that score), and a search's nodes and
-    time limits hold for all its threads together.
+    them, see docs/engine.md), at most the cores the process may use;
+    ``threads=1`` searches exactly as a single thread does, node for node.
+    With more, an exact solve gives the same score (perhaps another move of
+    that score), and a search's nodes and time limits hold for all its
+    threads together.
 
     One search at a time per engine (a lock guards it); separate engines
     may search in parallel threads, the GIL is released while they think.
@@ -260,7 +261,8 @@ class Engine:
 
     @property
     def threads(self) -> int:
-        """Threads each search uses (``configure(threads=N)`` changes it)."""
+        """Threads each search may use (``configure(threads=N)`` changes it;
+        a search runs at most as many as the process has cores)."""
         return int(self._searcher.threads)
 
     @property

@@ -9,7 +9,9 @@ with :func:`share` so that the machine is not oversubscribed.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import Any, Final
 
 from outflank import _core
@@ -17,6 +19,8 @@ from outflank.errors import OutflankError
 
 #: The most threads one search may use.
 MAX_THREADS: Final[int] = _core.MAX_THREADS
+
+_default: int | None = None  # set_default_threads
 
 
 def available_cores() -> int:
@@ -28,8 +32,18 @@ def available_cores() -> int:
 
 
 def default_threads() -> int:
-    """Threads per search by default: every available core (at most MAX_THREADS)."""
-    return min(available_cores(), MAX_THREADS)
+    """Threads per search of an engine made without ``threads=``: the count
+    given to :func:`set_default_threads`, else every available core (at most
+    MAX_THREADS)."""
+    return _default if _default is not None else min(available_cores(), MAX_THREADS)
+
+
+def set_default_threads(threads: int | None) -> None:
+    """Make ``threads`` the default of every engine made from now on in this
+    process without ``threads=`` (a command's ``--threads``); ``None``: back
+    to every available core."""
+    global _default
+    _default = None if threads is None else check_threads(threads)
 
 
 def check_threads(value: Any) -> int:
@@ -37,6 +51,19 @@ def check_threads(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_THREADS:
         raise OutflankError(f"threads must be an int in 1..{MAX_THREADS}, not {value!r}")
     return value
+
+
+@contextlib.contextmanager
+def threads_by_default(threads: int | None) -> Iterator[None]:
+    """:func:`set_default_threads` for a block only (``None``: no change)."""
+    global _default
+    old = _default
+    if threads is not None:
+        set_default_threads(threads)
+    try:
+        yield
+    finally:
+        _default = old
 
 
 def share(parallel: int, cores: int | None = None) -> int:

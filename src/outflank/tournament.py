@@ -30,6 +30,7 @@ from outflank.errors import OutflankError
 from outflank.ggf import GameRecord
 from outflank.match import play_game
 from outflank.players import check_player_spec, make_player, player_label
+from outflank.threads import check_threads, share, threads_by_default
 
 __all__ = [
     "OPENINGS",
@@ -74,6 +75,7 @@ class Task:
     rules: str = "othello"
     black_spec: str = ""  # the specs to build the players from, when the
     white_spec: str = ""  # names above are labels (an engine's name=)
+    threads: int | None = None  # threads per search of the game's engines (None: all cores)
 
 
 @dataclass
@@ -240,6 +242,11 @@ def plan_games(
 def play_task(task: Task) -> GameOutcome:
     """Play one game (runs in a worker process). Never raises for a
     player's failure: a player that cannot even start forfeits."""
+    with threads_by_default(task.threads):  # the game's engines share the machine
+        return _play_task(task)
+
+
+def _play_task(task: Task) -> GameOutcome:
     started = time.perf_counter()
     start = Board.from_transcript(task.opening, rules=task.rules)
     players = []
@@ -533,14 +540,22 @@ def run_tournament(
     out_dir: str | Path | None = None,
     plot: bool = True,
     on_game: Callable[[GameOutcome, int, int], None] | None = None,
+    threads: int | None = None,
 ) -> TournamentResult:
     """Plan, play and rate a tournament; save it if ``out_dir`` is given.
 
     ``on_game(outcome, done, total)`` is called after each game (progress).
-    Bad player specs are refused before any game starts.
+    Bad player specs are refused before any game starts. ``threads``: threads
+    per search of the engines (an engine spec's own ``threads=`` wins); by
+    default the cores shared out between the games played at once (local
+    backend: ``workers`` games; Ray: each game on the cores of its node).
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise OutflankError(f"workers must be at least 1, not {workers!r}")
+    if threads is not None:
+        check_threads(threads)
+    elif backend == "local":
+        threads = share(workers)
     specs = [p.strip() for p in players]
     for spec in specs:
         if spec.lower() == "human":
@@ -551,7 +566,9 @@ def run_tournament(
     if len(spec_of) != len(specs) and len(set(specs)) == len(specs):
         raise OutflankError("two players have the same name: give them distinct name= options")
     tasks = [
-        replace(task, black_spec=spec_of[task.black], white_spec=spec_of[task.white])
+        replace(
+            task, black_spec=spec_of[task.black], white_spec=spec_of[task.white], threads=threads
+        )
         for task in plan_games(
             players, gauntlet=gauntlet, openings=openings, rounds=rounds, rules=rules
         )

@@ -148,7 +148,7 @@ int main(int argc, char **argv) {
     free(weights);
     Search *s = malloc(sizeof(Search)), *one = malloc(sizeof(Search));
     if (!s || !one || search_init(s, 16) < 0 || search_init(one, 16) < 0) return 2;
-    search_set_threads(s, threads);
+    search_set_threads(s, threads, 1); /* that many, whatever the cores */
     u64 P, O;
     RootMove moves[MAX_MOVES], ref[MAX_MOVES];
     int n, m;

@@ -21,10 +21,13 @@
  * Lock order: a split point's lock before a thread's mtx; never the other
  * way round.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "parallel.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef PARSTATS
 #include <time.h>
 #endif
@@ -274,7 +277,7 @@ static void wait_helpers(Search *s, SplitPoint *sp, int frame) {
 static void spawn(Search *s) {
     Par *par = s->par;
     s->spawn_pending = 0;
-    for (int i = 1; i < par->nthreads; ++i) {
+    for (int i = 1; i < par->running; ++i) {
         Search *t = par->thread[i];
         if (!t) {
             t = aligned_alloc(64, (sizeof(Search) + 63) / 64 * 64);
@@ -339,6 +342,7 @@ int par_init(Search *s) {
     Par *par = calloc(1, sizeof *par);
     if (!par) return -1;
     par->nthreads = 1;
+    par->running = 1;
     par->active = 1;
     atomic_init(&par->stop, 0);
     atomic_init(&par->nodes, 0);
@@ -370,13 +374,31 @@ void par_free(Search *s) {
     s->par = NULL;
 }
 
+/* The cores this process may run on (at least 1). */
+static int available_cores(void) {
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int n = CPU_COUNT(&set);
+        return n > 0 ? n : 1;
+    }
+#endif
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
 void par_begin(Search *s) {
     Par *par = s->par;
     atomic_store_explicit(&par->nodes, 0, RELAXED);
     atomic_store_explicit(&s->aborted, 0, RELAXED);
     s->flushed = 0;
-    s->split_ok = par->nthreads > 1;
-    s->spawn_pending = par->nthreads > 1;
+    par->running = par->nthreads;
+    if (par->running > 1 && !par->oversubscribe) {
+        int cores = available_cores();
+        if (par->running > cores) par->running = cores;
+    }
+    s->split_ok = par->running > 1;
+    s->spawn_pending = par->running > 1;
     s->nframes = 0;
     s->sp = NULL;
 }

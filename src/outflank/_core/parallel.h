@@ -22,7 +22,11 @@
  *
  * Threads live for one search (search_begin .. search_end): started when
  * the search first offers a split point (a small search starts none) and
- * joined at its end, so none outlives it. Up to MAX_THREADS.
+ * joined at its end, so none outlives it. Up to MAX_THREADS, and no more
+ * than the cores the process may run on (its CPU affinity, read when a
+ * search begins): threads beyond them would only take turns on the same
+ * cores, and cost time (4 threads on 2 cores: 3-6 % slower than 2, from
+ * more speculative nodes and the caches' losses at each switch).
  */
 #ifndef OUTFLANK_PARALLEL_H
 #define OUTFLANK_PARALLEL_H
@@ -33,8 +37,10 @@
 
 /* What a search's threads share. */
 typedef struct Par {
-    int nthreads; /* threads a search may use (set between searches) */
-    int active;   /* threads running in this search: 1 + helpers started */
+    int nthreads;     /* threads a search may use (set between searches) */
+    int oversubscribe; /* run them all even beyond the cores (tests) */
+    int running;      /* this search's: nthreads, at most the cores (par_begin) */
+    int active;       /* threads running in this search: 1 + helpers started */
     atomic_int stop;             /* search_stop() */
     _Atomic uint64_t nodes;      /* the threads' flushed node counts */
     _Atomic uint64_t idle;       /* bit i: thread i may be idle (a hint) */

@@ -43,8 +43,9 @@ void search_free(Search *s) {
     tt_free(&s->tt);
 }
 
-void search_set_threads(Search *s, int threads) {
+void search_set_threads(Search *s, int threads, int oversubscribe) {
     s->par->nthreads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
+    s->par->oversubscribe = oversubscribe;
 }
 
 void search_stop(Search *s) { atomic_store(&s->par->stop, 1); }

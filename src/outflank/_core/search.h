@@ -124,8 +124,10 @@ double search_now(void);
  * thread until search_set_threads). Returns 0, or -1 out of memory. */
 int search_init(Search *s, size_t tt_mib);
 void search_free(Search *s);
-/* Threads each search may use (1..MAX_THREADS); only between searches. */
-void search_set_threads(Search *s, int threads);
+/* Threads each search may use (1..MAX_THREADS); only between searches.
+ * At most the cores the process may run on are used, unless
+ * oversubscribe (for tests: more threads than cores, taking turns). */
+void search_set_threads(Search *s, int threads, int oversubscribe);
 /* Ask the running search (or the next one) to stop: from any thread. */
 void search_stop(Search *s);
 void search_reset_stop(Search *s);

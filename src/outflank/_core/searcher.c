@@ -40,10 +40,11 @@ static int check_threads(int threads) {
 }
 
 static int Searcher_init(SearcherObject *self, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"tt_mb", "threads", NULL};
+    static char *kwlist[] = {"tt_mb", "threads", "oversubscribe", NULL};
     long long mib = 64;
-    int threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|Li:Searcher", kwlist, &mib, &threads))
+    int threads = 1, oversubscribe = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|Lip:Searcher", kwlist, &mib, &threads,
+                                     &oversubscribe))
         return -1;
     if (!check_tt_mib(mib) || !check_threads(threads)) return -1;
     if (self->s) {
@@ -56,7 +57,7 @@ static int Searcher_init(SearcherObject *self, PyObject *args, PyObject *kwargs)
         PyErr_NoMemory();
         return -1;
     }
-    search_set_threads(s, threads);
+    search_set_threads(s, threads, oversubscribe);
     self->s = s;
     return 0;
 }
@@ -164,11 +165,14 @@ static PyObject *Searcher_resize(SearcherObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static PyObject *Searcher_set_threads(SearcherObject *self, PyObject *args) {
-    int threads;
-    if (!PyArg_ParseTuple(args, "i:set_threads", &threads)) return NULL;
+static PyObject *Searcher_set_threads(SearcherObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"threads", "oversubscribe", NULL};
+    int threads, oversubscribe = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "i|p:set_threads", kwlist, &threads,
+                                     &oversubscribe))
+        return NULL;
     if (!check_threads(threads) || !ready(self)) return NULL;
-    search_set_threads(self->s, threads);
+    search_set_threads(self->s, threads, oversubscribe);
     Py_RETURN_NONE;
 }
 
@@ -179,7 +183,7 @@ static PyObject *Searcher_get_threads(SearcherObject *self, void *closure) {
 
 static PyGetSetDef Searcher_getset[] = {
     {"threads", (getter)Searcher_get_threads, NULL,
-     "Threads each search uses (set_threads changes it between searches).", NULL},
+     "Threads each search may use (set_threads changes it between searches).", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -224,7 +228,7 @@ PyDoc_STRVAR(search_doc,
              "selective > 0 (mode 0, default evaluator): probable cut-offs where a\n"
              "shallow search clears the window by selective / 100 standard\n"
              "deviations of its error. The dict holds move, score, pv, depth,\n"
-             "nodes, elapsed, aborted, moves.");
+             "nodes, elapsed, aborted, moves, threads (the threads it ran on).");
 
 static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"player", "opponent", "mode", "depth", "time",
@@ -354,10 +358,11 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     PyObject *ml = moves_list(moves, n);
     PyObject *res = NULL;
     if (pvl && ml)
-        res = Py_BuildValue("{s:i,s:i,s:O,s:i,s:K,s:d,s:O,s:O}", "move", moves[0].square,
+        res = Py_BuildValue("{s:i,s:i,s:O,s:i,s:K,s:d,s:O,s:O,s:i}", "move", moves[0].square,
                             "score", score, "pv", pvl, "depth", done_depth, "nodes",
                             (unsigned long long)search_nodes(s), "elapsed", elapsed, "aborted",
-                            aborted ? Py_True : Py_False, "moves", ml);
+                            aborted ? Py_True : Py_False, "moves", ml, "threads",
+                            s->par->running);
     Py_XDECREF(pvl);
     Py_XDECREF(ml);
     return res;
@@ -375,8 +380,10 @@ static PyMethodDef Searcher_methods[] = {
     {"reset_stop", (PyCFunction)Searcher_reset_stop, METH_NOARGS,
      "reset_stop(): forget a stop() (searches do not clear it themselves)."},
     {"clear", (PyCFunction)Searcher_clear, METH_NOARGS, "clear(): empty the TT."},
-    {"set_threads", (PyCFunction)Searcher_set_threads, METH_VARARGS,
-     "set_threads(n): threads each search uses from now on (1..64)."},
+    {"set_threads", (PyCFunction)(void (*)(void))Searcher_set_threads,
+     METH_VARARGS | METH_KEYWORDS,
+     "set_threads(n, oversubscribe=False): threads each search may use from now on\n"
+     "(1..64); at most the cores the process may run on, unless oversubscribe."},
     {"resize", (PyCFunction)Searcher_resize, METH_VARARGS,
      "resize(tt_mb): reallocate the transposition table (emptied)."},
     {NULL, NULL, 0, NULL},
@@ -386,8 +393,10 @@ static PyTypeObject SearcherType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "outflank._core.Searcher",
     .tp_basicsize = sizeof(SearcherObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = PyDoc_STR("Searcher(tt_mb=64, threads=1): an alpha-beta search context; each\n"
-                        "search uses up to `threads` threads (Young Brothers Wait)."),
+    .tp_doc = PyDoc_STR("Searcher(tt_mb=64, threads=1, oversubscribe=False): an alpha-beta\n"
+                        "search context; each search uses up to `threads` threads (Young\n"
+                        "Brothers Wait), at most the cores the process may run on unless\n"
+                        "oversubscribe."),
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Searcher_init,
     .tp_dealloc = (destructor)Searcher_dealloc,

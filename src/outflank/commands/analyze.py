@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from outflank.commands.common import board_argument, interruptible
+from outflank.commands.common import add_threads_option, board_argument, interruptible
 from outflank.engine import Engine, SearchInfo, check_limits
 from outflank.errors import OutflankError
 from outflank.evaluation import EVALUATORS
@@ -39,6 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="solve exactly from this many empties (default 20 with the default evaluator)",
     )
+    add_threads_option(parser, "every core this process may use")
 
 
 def _fmt_score(score: float) -> str:
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         raise OutflankError("the game is over: nothing to analyse")
     time = args.time if args.time is not None or args.depth is not None else 2.0
     check_limits(depth=args.depth, time=time)  # before any output
-    engine = Engine(args.evaluator, endgame=args.endgame)
+    engine = Engine(args.evaluator, endgame=args.endgame, threads=args.threads)
     print(board)
     print(f"{board.turn.name.lower()} to move, {board.empties} empties, evaluator "
           f"{engine.evaluator.describe()}")  # fmt: skip

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from outflank.commands.common import add_threads_option
 from outflank.errors import OutflankError
 from outflank.levels import MAX_LEVEL, MIN_LEVEL, check_level
 from outflank.nboard import NBoardServer
 from outflank.players import player_specs_help
+from outflank.threads import set_default_threads
 
 NAME = "nboard"
 HELP = "run as an engine for the NBoard GUI (NBoard protocol on stdin/stdout)"
@@ -28,9 +30,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help=f"serve another player instead of the engine ({player_specs_help()})",
     )
+    add_threads_option(parser, "every core this process may use")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.threads is not None:
+        set_default_threads(args.threads)  # the engine's, or the --player's
     if args.level is not None:
         check_level(args.level, "--level")
     if args.player is not None:

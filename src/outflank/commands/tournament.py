@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from outflank.commands.common import add_threads_option
 from outflank.errors import OutflankError
 from outflank.players import player_specs_help
 from outflank.tournament import OPENINGS, GameOutcome, run_tournament
@@ -42,6 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=max(1, min(2, os.cpu_count() or 1)),
         help="parallel worker processes, local backend (default: up to 2)",
     )
+    add_threads_option(parser, "the cores shared out between the --workers games played at once")
     parser.add_argument(
         "--backend",
         choices=["local", "ray"],
@@ -121,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
             out_dir=args.out,
             plot=not args.no_plot,
             on_game=on_game,
+            threads=args.threads,
         )
     finally:
         if progress is not None:

@@ -10,6 +10,7 @@ is injectable and ``wait_idle`` waits for the AI.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -24,6 +25,7 @@ from outflank.gui.layout import Layout, compute_layout
 from outflank.gui.render import MOVES_SEPARATOR, PALETTE, HintMark, Renderer, Scene
 from outflank.gui.session import GameSession, Played
 from outflank.gui.settings import Settings
+from outflank.threads import default_threads
 
 __all__ = ["KEYS_HELP", "App"]
 
@@ -85,7 +87,7 @@ class App:
         *,
         screen: pygame.Surface | None = None,
         clock: Callable[[], float] = time.monotonic,
-        engine_factory: Callable[[AISpec], EngineLike] = make_engine,
+        engine_factory: Callable[[AISpec], EngineLike] | None = None,
         start: Board | None = None,
         warnings: Sequence[str] = (),
     ) -> None:
@@ -99,7 +101,10 @@ class App:
             screen = pygame.display.set_mode((settings.width, settings.height), pygame.RESIZABLE)
         self.screen = screen
         self.clock = clock
-        self._engine_factory = engine_factory
+        self.threads = settings.threads or default_threads()  # per search
+        self._engine_factory = engine_factory or functools.partial(
+            make_engine, threads=self.threads
+        )
         self.ai = settings.ai
         self._tunings: dict[str, tuple[tuple[str, int], ...]] = {}  # preset -> knobs, across L
         humans = frozenset({settings.colour}) if self.ai.enabled else frozenset({BLACK, WHITE})
@@ -414,7 +419,8 @@ class App:
             else:
                 title = "You win!" if winner in session.humans else "The computer wins"
         rules = board.rules.value
-        ai = f" - AI {self.ai.label}" if self.ai.enabled else " - two players"
+        threads = f"{self.threads} thread{'s' if self.threads > 1 else ''}"
+        ai = f" - AI {self.ai.label}, {threads}" if self.ai.enabled else " - two players"
         return Scene(
             board=board,
             layout=self.layout,

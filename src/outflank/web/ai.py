@@ -84,13 +84,21 @@ class Thinker:
     """Runs engine searches for AI seats, hints and evaluations.
 
     ``time_cap`` bounds every search in seconds on top of the engine's own
-    limits; ``cache_size`` is how many engines each thread keeps.
+    limits; ``cache_size`` is how many engines each thread keeps; ``threads``
+    is how many threads each search uses (``None``: every core).
     """
 
-    def __init__(self, time_cap: float = 10.0, cache_size: int = 4, tt_mb: int = 16) -> None:
+    def __init__(
+        self,
+        time_cap: float = 10.0,
+        cache_size: int = 4,
+        tt_mb: int = 16,
+        threads: int | None = None,
+    ) -> None:
         self.time_cap = time_cap
         self.cache_size = cache_size
         self.tt_mb = tt_mb
+        self.threads = threads
         self._local = threading.local()
         self._rng = random.Random()
 
@@ -115,12 +123,16 @@ class Thinker:
     def engine_for(self, player: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         """The engine for an AI spec and the search limits to pass it."""
         kind = player.get("ai")
-        tt = self.tt_mb
+        tt, threads = self.tt_mb, self.threads
         if kind == "level":
             level = int(player.get("level") or DEFAULT_LEVEL)
-            return self._engine(f"level:{level}", lambda E: E.level(level, tt_mb=tt)), {}
+            return self._engine(
+                f"level:{level}", lambda E: E.level(level, tt_mb=tt, threads=threads)
+            ), {}
         if kind == "regions":
-            engine = self._engine("regions", lambda E: E.preset("regions", tt_mb=tt))
+            engine = self._engine(
+                "regions", lambda E: E.preset("regions", tt_mb=tt, threads=threads)
+            )
             engine.configure(
                 corner=int(player["corner"]),
                 edge=int(player["edge"]),
@@ -128,11 +140,13 @@ class Thinker:
             )
             return engine, {"depth": int(player["lookahead"]), "time": self.time_cap}
         if kind in ("greedy", "minimax4", "heuristic"):
-            return self._engine(kind, lambda E: E.preset(kind, tt_mb=tt)), {}
+            return self._engine(kind, lambda E: E.preset(kind, tt_mb=tt, threads=threads)), {}
         raise OutflankError(f"unknown AI {kind!r}")
 
     def _analysis_engine(self) -> Any:
-        return self._engine("default", lambda E: E(evaluator="default", tt_mb=self.tt_mb))
+        return self._engine(
+            "default", lambda E: E(evaluator="default", tt_mb=self.tt_mb, threads=self.threads)
+        )
 
     # ------------------------------------------------------------ searches
     def _bounded(self, engine: Any, call: Callable[[], Any]) -> Any:

@@ -122,6 +122,7 @@ class GameService:
     ``workers`` threads search AI moves; ``analysts`` threads answer hints,
     evaluations and Learn-mode traces. ``ai_delay`` (seconds) spaces the
     moves of two AIs playing each other so that a person can watch.
+    ``threads``: threads of each search (``None``: every core).
     """
 
     def __init__(
@@ -133,10 +134,11 @@ class GameService:
         analysts: int = 2,
         ai_delay: float = 0.4,
         time_cap: float = 10.0,
+        threads: int | None = None,
     ) -> None:
         self.storage = storage
         self.hub = hub or Hub()
-        self.thinker = Thinker(time_cap=time_cap)
+        self.thinker = Thinker(time_cap=time_cap, threads=threads)
         self.ai_delay = ai_delay
         self._ai_pool = ThreadPoolExecutor(workers, thread_name_prefix="outflank-ai")
         self._analysis_pool = ThreadPoolExecutor(analysts, thread_name_prefix="outflank-analysis")

@@ -710,7 +710,13 @@ function wire() {
 // the page's own values only stand in until they arrive.
 async function loadLevels() {
   try {
-    const { levels } = await request("GET", "/api/info");
+    const { levels, threads } = await request("GET", "/api/info");
+    if (threads) {
+      // how the server searches: threads per search (outflank serve --threads)
+      const n = threads.per_search;
+      $("ng-threads").textContent = `The engine thinks on ${n} thread${n === 1 ? "" : "s"} per move.`;
+      $("ng-threads").hidden = false;
+    }
     const slider = $("ng-level");
     slider.min = String(levels.min);
     slider.max = String(levels.max);
