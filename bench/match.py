@@ -16,7 +16,9 @@ Openings: the distinct positions (up to the 8 board symmetries) reached after
 --plies moves from the start, in a fixed pseudo-random order; each opening is
 played twice, once with each engine as black, so an unbalanced opening favours
 nobody (6 plies give 1,773 distinct openings; beyond that they repeat).
-Games run in --workers processes. The table reports A's results. Ctrl-C
+Games run in --workers processes. The table reports A's results. --skip N
+leaves out the first N openings (a long match in chunks: --games 40 --skip 0,
+then --skip 20, ...; each chunk's table, summed, is the whole match's). Ctrl-C
 (SIGINT) or SIGTERM ends a long match early and still prints the table of
 the games finished so far, marked as interrupted.
 """
@@ -303,7 +305,7 @@ def table(spec_a: str, spec_b: str, res: Result, seconds: float) -> str:
 
 
 def run_match(
-    spec_a: str, spec_b: str, games: int, plies: int, workers: int, quiet: bool
+    spec_a: str, spec_b: str, games: int, plies: int, workers: int, quiet: bool, skip: int = 0
 ) -> Result:
     """Play the match and return A's results."""
     if games < 2 or games % 2:
@@ -315,7 +317,9 @@ def run_match(
             make_engine(parse_spec(text))  # forever respawned by the pool
         except (TypeError, ValueError) as exc:  # OutflankError is a ValueError
             raise OutflankError(f"player {text!r}: {exc}") from None
-    lines = openings(plies, games // 2)
+    if skip < 0:
+        raise OutflankError("--skip must be >= 0")
+    lines = openings(plies, skip + games // 2)[skip:]
     jobs = [(i, lines[i // 2], i % 2 == 0) for i in range(games)]
     res = Result()
     start = time.perf_counter()
@@ -374,11 +378,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plies", type=int, default=6, help="opening length in plies")
     ap.add_argument("--workers", type=int, default=2, help="worker processes")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
+    ap.add_argument("--skip", type=int, default=0, help="leave out the first N openings")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)  # like Ctrl-C: stop, print what was played
     signal.signal(signal.SIGINT, _interrupt)  # even where a background job ignores it
     try:
-        res = run_match(args.a, args.b, args.games, args.plies, args.workers, args.quiet)
+        res = run_match(args.a, args.b, args.games, args.plies, args.workers, args.quiet, args.skip)
     except OutflankError as exc:
         print(f"match.py: error: {exc}", file=sys.stderr)
         return 2
