@@ -142,7 +142,10 @@ static void copy_settings(Search *t, const Search *from) {
 /* t works at sp as a helper (claimed for it), then leaves. */
 static void help(Search *t, SplitPoint *sp) {
     int frame = t->nframes;
-    if (frame == 0) copy_settings(t, sp->master);
+    if (frame == 0) {
+        copy_settings(t, sp->master);
+        t->next_poll = t->nodes; /* the limits checked at once, then as search_poll says */
+    }
     SplitPoint *outer = t->sp;
     t->sp = sp;
     t->nframes = frame + 1;
@@ -290,7 +293,7 @@ static void spawn(Search *s) {
             par->thread[i] = t;
         }
         t->nodes = t->flushed = 0;
-        t->next_poll = 4096;
+        t->next_poll = 0;
         atomic_store_explicit(&t->aborted, 0, RELAXED);
         t->split_ok = 1;
         t->spawn_pending = 0;
