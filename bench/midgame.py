@@ -1,19 +1,22 @@
-"""Midgame time to depth on one or more threads: six positions, each thread count in the same run.
+"""Midgame search speed: fixed-depth searches of reproducible positions, on one or more threads.
 
-    python bench/midgame.py [--threads 1,2] [--depth 13] [--selective 0] [--tt-mb 64]
+    python bench/midgame.py [--depth 11] [--count 6] [--seed 1]
+                            [--evaluator default] [--selective 0] [--threads 1]
+    python bench/midgame.py --depth 13 --threads 1,2      # time to depth, 1 and 2 threads
 
-The six positions are random games of 12, 15, 18, 21, 24 and 27 moves
-(seed 6; 48 to 33 empty squares). Each is searched by iterative deepening
-to ``--depth`` with the ``default`` evaluator (``--selective 1.5`` adds the
-probable cut-offs of the default preset and levels 19-20; a depth around
-18 then takes as long as 13 without), from an empty table, once per thread
-count. Per position: its empties, then for each thread count the move,
-nodes and wall-clock seconds to the depth, and against the first count
-the speed-up and the nodes' ratio; then totals. A parallel search reaches
-the same depth with another tree (more nodes: work a cut-off made
-useless; fewer: a transposition found sooner), so its move and score may
-differ. Run it under ``flock -x /tmp/outflank-cpu.lock`` on a shared
-machine.
+Each position comes from a random game of 12-27 moves (the same seed gives
+the same positions; games that end early are skipped). With one thread
+count: per position the moves played, empties, best move, score, nodes,
+CPU seconds and nodes per CPU second of a fresh ``Engine`` (64 MiB table, no
+exact endgame) searching to the given depth (with ``--selective`` its
+probable cut-offs) on that many threads; then a total line. Evaluations
+made only to order moves are not counted as nodes. With several
+(``--threads 1,2``), each position is searched once per count in the same
+run, and the table gives each count's nodes and wall-clock seconds to the
+depth, and against the first count the speed-up and the nodes' ratio (a
+parallel search reaches the depth with a slightly different tree, so its
+move and score may differ); then a total line per count. Run it alone on
+the machine for timings (``flock -x /tmp/outflank-cpu.lock``).
 """
 
 from __future__ import annotations
@@ -31,51 +34,71 @@ from outflank import Board, _core  # noqa: E402
 from outflank.engine import Engine  # noqa: E402
 from outflank.threads import MAX_THREADS  # noqa: E402
 
-MOVES = (12, 15, 18, 21, 24, 27)
 
-
-def positions(seed: int = 6) -> list[Board]:
-    """The six positions: random play from the start, one game per length."""
+def positions(count: int, seed: int) -> list[Board]:
+    """``count`` positions after 12-27 random moves, reproducible from ``seed``."""
     rng = random.Random(seed)
-    boards = []
-    for plies in MOVES:
+    found: list[Board] = []
+    while len(found) < count:
         board = Board()
-        for _ in range(plies):
-            board.push(rng.choice(board.legal_moves))
-        boards.append(board)
-    return boards
+        for _ in range(rng.randint(12, 27)):
+            moves = board.legal_moves
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        else:
+            if board.legal_moves:
+                found.append(board)
+    return found
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", default="1,2", metavar="N[,M...]")
-    parser.add_argument("--depth", type=int, default=13)
-    parser.add_argument("--selective", type=float, default=0.0)
-    parser.add_argument("--tt-mb", type=int, default=64)
-    args = parser.parse_args()
-    try:
-        counts = [int(part) for part in args.threads.split(",") if part.strip()]
-        if not counts or any(not 1 <= n <= MAX_THREADS for n in counts):
-            raise ValueError
-    except ValueError:
-        parser.error(f"--threads takes counts in 1..{MAX_THREADS} like 1,2")
-    if not 1 <= args.depth <= 60:
-        parser.error("--depth must be in 1..60")
+def thread_counts(text: str) -> list[int]:
+    """``"1,2"`` -> [1, 2]; raises ValueError for anything else."""
+    counts = [int(part) for part in text.split(",") if part.strip()]
+    if not counts or any(not 1 <= n <= MAX_THREADS for n in counts):
+        raise ValueError(text)
+    return counts
+
+
+def one_count(args: argparse.Namespace, threads: int) -> None:
+    """The classic table: CPU seconds and nodes per CPU second."""
     print(
-        f"core build: {_core.BUILD}, table {args.tt_mb} MiB, depth {args.depth}, "
-        f"selective {args.selective}, threads {', '.join(map(str, counts))}"
+        f"{'#':>3} {'moves':>5} {'empties':>7} {'move':>4} {'score':>7} "
+        f"{'nodes':>12} {'cpu':>7} {'nodes/s':>12}"
     )
-    header = f"{'pos':>3} {'empties':>7}"
+    total_nodes, total_cpu = 0, 0.0
+    for number, board in enumerate(positions(args.count, args.seed), 1):
+        engine = Engine(args.evaluator, selective=args.selective, endgame=0, threads=threads)
+        cpu_start = time.process_time()
+        result = engine.search(board, depth=args.depth)
+        cpu = time.process_time() - cpu_start
+        total_nodes += result.nodes
+        total_cpu += cpu
+        print(
+            f"{number:>3} {board.ply:>5} {board.empties:>7} {result.best_move!s:>4} "
+            f"{result.score:>+7.2f} {result.nodes:>12,} {cpu:>7.2f} "
+            f"{result.nodes / cpu if cpu else 0:>12,.0f}",
+            flush=True,
+        )
+    print(
+        f"total: {args.count} positions, {total_nodes:,} nodes, {total_cpu:.2f} s CPU, "
+        f"{total_nodes / total_cpu if total_cpu else 0:,.0f} nodes/CPU s"
+    )
+
+
+def several_counts(args: argparse.Namespace, counts: list[int]) -> None:
+    """Time to depth on each thread count, in the same run."""
+    header = f"{'#':>3} {'moves':>5} {'empties':>7}"
     for n in counts:
         header += f" {f'move/{n}':>6} {f'nodes/{n}':>13} {f's/{n}':>7}"
         if n != counts[0]:
             header += f" {f'x/{n}':>6} {f'nod/{n}':>7}"
     print(header)
     totals = {n: [0, 0.0] for n in counts}
-    for number, board in enumerate(positions(), 1):
-        line, first = f"{number:>3} {board.empties:>7}", None
+    for number, board in enumerate(positions(args.count, args.seed), 1):
+        line, first = f"{number:>3} {board.ply:>5} {board.empties:>7}", None
         for n in counts:
-            engine = Engine(tt_mb=args.tt_mb, threads=n, selective=args.selective, endgame=0)
+            engine = Engine(args.evaluator, selective=args.selective, endgame=0, threads=n)
             start = time.perf_counter()
             result = engine.search(board, depth=args.depth)
             seconds = time.perf_counter() - start
@@ -98,8 +121,38 @@ def main() -> int:
                 f"(speed-up {base_time / seconds:.2f}), nodes {overhead:+.1f} %"
             )
         print(text)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--depth", type=int, default=11)
+    parser.add_argument("--count", type=int, default=6)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--evaluator", default="default")
+    parser.add_argument("--selective", type=float, default=0.0)
+    parser.add_argument("--threads", default="1", metavar="N[,M...]")
+    args = parser.parse_args()
+    if not 1 <= args.depth <= 30 or args.count < 1:
+        print("midgame.py: error: --depth takes 1..30 and --count 1 or more", file=sys.stderr)
+        return 2
+    try:
+        counts = thread_counts(args.threads)
+    except ValueError:
+        message = f"--threads takes counts in 1..{MAX_THREADS} like 1,2"
+        print(f"midgame.py: error: {message}", file=sys.stderr)
+        return 2
+
+    print(
+        f"core build: {_core.BUILD}, evaluator {args.evaluator}, depth {args.depth}, "
+        f"selective {args.selective:g}, threads {', '.join(map(str, counts))}"
+    )
+    Engine(args.evaluator).search(Board(), depth=4)  # loads the weights, outside the timing
+    if len(counts) == 1:
+        one_count(args, counts[0])
+    else:
+        several_counts(args, counts)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())
