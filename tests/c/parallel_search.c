@@ -73,7 +73,8 @@ static int solve(Search *s, u64 P, u64 O, int analyze, RootMove *moves, int *n, 
     search_begin(s, time_limit, node_limit);
     EvalState saved;
     end_enter(s, &saved);
-    int v = analyze ? end_analyze(s, P, O, -64, 64, moves, *n) : end_solve(s, P, O, -64, 64, moves, *n);
+    int v = analyze ? end_analyze(s, P, O, -64, 64, moves, *n)
+                    : end_solve(s, P, O, -64, 64, moves, *n);
     end_leave(s, &saved);
     search_end(s);
     return v;

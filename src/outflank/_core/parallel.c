@@ -10,7 +10,10 @@
  * one it is the master of, it cuts that point off too (its helpers' work
  * is wasted as well) and waits for them. At the point numbered f itself
  * the reason is used up and the flag cleared. So a cut-off reaches every
- * thread below it, each of them told by the thread above.
+ * thread below it, each of them told by the thread above. (A master
+ * waiting at its point, claimed for one below that is cut off before it
+ * joins, gets a reason for a frame it has not entered yet: one that does
+ * not concern its own point, so it does not cut that off.)
  *
  * Thread states (a version counter above the two low bits, so that a
  * claim made on an old observation fails): BUSY, FREE (a helper waiting
@@ -28,12 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef PARSTATS
-#include <time.h>
-#endif
 
 #ifdef PARSTATS /* debugging: splits, helpers, cut-offs, idle time; printed per search */
 #include <stdio.h>
+#include <time.h>
 static _Atomic unsigned long long st_try, st_split, st_claimed, st_cut;
 #define PSTAT(x) atomic_fetch_add_explicit(&(x), 1, memory_order_relaxed)
 static _Atomic unsigned long long st_sleeps, st_sleep_ns, st_wait_ns, st_waits, st_helper_cpu_ns;
@@ -54,7 +55,9 @@ enum { ST_BUSY = 0, ST_FREE = 1, ST_WAIT = 2, ST_CLAIMED = 3 };
 
 #define RELAXED memory_order_relaxed
 
-static inline uint64_t next_state(uint64_t old, int kind) { return ((old >> 2) + 1) << 2 | (uint64_t)kind; }
+static inline uint64_t next_state(uint64_t old, int kind) {
+    return ((old >> 2) + 1) << 2 | (uint64_t)kind;
+}
 
 static void set_state(Search *t, int kind) {
     uint64_t old = atomic_load_explicit(&t->state, RELAXED);
@@ -233,7 +236,8 @@ static void *helper_main(void *arg) {
 #ifdef PARSTATS
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    atomic_fetch_add(&st_helper_cpu_ns, (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec);
+    atomic_fetch_add(&st_helper_cpu_ns,
+                     (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec);
 #endif
     return NULL;
 }
