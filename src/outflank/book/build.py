@@ -49,7 +49,7 @@ CREATE TABLE IF NOT EXISTS positions (
     depth INTEGER NOT NULL,
     selectivity INTEGER NOT NULL,   -- probable cut-off t x 10, 0 for none
     moves BLOB NOT NULL,            -- (u8 square, i16 value in 1/100 disc) each
-    seconds REAL NOT NULL
+    seconds REAL NOT NULL           -- CPU time of the search
 ) WITHOUT ROWID;
 """
 
@@ -203,16 +203,16 @@ def _engine(selectivity: int, tt_mb: int) -> Any:
 
 def evaluate_position(job: tuple[int, int, int, int]) -> tuple[int, RawRecord, float]:
     """Search one canonical position: ``(key, depth, selectivity, tt_mb)`` ->
-    ``(key, record, seconds)``. Every move is scored by a full-window search
+    ``(key, record, CPU seconds)``. Every move is scored by a full-window search
     of ``depth`` plies on a cleared table (the same answer in any process)."""
     key, depth, selectivity, tt_mb = job
     engine = _engine(selectivity, tt_mb)
     player, opponent = split_key(key)
     board = Board(player, opponent)
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU time: the search runs on one thread
     engine.clear()
     scores = engine.analyze(board, depth=depth)
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     moves = tuple(
         sorted((m.move.square, max(-6400, min(6400, round(m.score * 100)))) for m in scores)
     )
