@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import cli_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import cli_env
 from outflank import Board
 from outflank.book import Book, BookError, merge
 from outflank.book.build import BuildDB, Builder, start_build
@@ -255,7 +255,9 @@ def test_kill_9_then_resume_equals_an_uninterrupted_build(tmp_path: Path, worker
     done = Book.load(path)
     assert len(done) > killed_at
     whole = tmp_path / "whole.db"
-    subprocess.run([*cmd[:5], str(whole), *params, "--quiet"], env=cli_env(), check=True, timeout=300)
+    subprocess.run(
+        [*cmd[:5], str(whole), *params, "--quiet"], env=cli_env(), check=True, timeout=300
+    )
     assert done.to_bytes() == Book.load(whole).to_bytes()
 
 
