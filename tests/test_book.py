@@ -22,6 +22,7 @@ from outflank.book import Book, BookError, merge
 from outflank.book.build import BuildDB, Builder, start_build
 from outflank.book.store import RawRecord, child_key
 from outflank.book.symmetry import canonical, inverse, transform, transform_square
+from outflank.errors import OutflankError
 
 bitboards = st.integers(min_value=0, max_value=(1 << 64) - 1)
 
@@ -208,6 +209,28 @@ def test_build_refuses_changed_parameters(tmp_path: Path) -> None:
     (tmp_path / "junk.db").write_bytes(b"not a database at all, surely")
     with pytest.raises(BookError):
         BuildDB.open(tmp_path / "junk.db")
+
+
+def test_ray_backend_without_ray_is_a_clear_error(tmp_path: Path) -> None:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        with start_build(tmp_path / "r.db", {"depth": 2, "plies": 1}) as db:
+            with pytest.raises(OutflankError, match="pip install 'outflank\\[cluster\\]'"):
+                Builder(db, backend="ray").run()
+            assert len(db) == 0
+    else:  # with Ray: a tiny build on a local Ray cluster equals a local one
+        with start_build(tmp_path / "r.db", {"depth": 2, "plies": 2}) as db:
+            Builder(db, backend="ray").run()
+            ray_book = db.book()
+        with start_build(tmp_path / "l.db", {"depth": 2, "plies": 2}) as db:
+            Builder(db).run()
+            assert list(db.book().records()) == list(ray_book.records())
+    with (
+        start_build(tmp_path / "x.db", {"depth": 2, "plies": 1}) as db,
+        pytest.raises(OutflankError, match="unknown backend"),
+    ):
+        Builder(db, backend="spark")
 
 
 def _count(path: Path) -> int:

@@ -249,8 +249,8 @@ class _Backend:
     def wait(self, handles: set[Any]) -> tuple[list[tuple[int, RawRecord, float]], set[Any]]:
         raise NotImplementedError
 
-    def close(self) -> None:
-        """Stop; searches still running are abandoned."""
+    def close(self, pending: set[Any]) -> None:
+        """Stop; the ``pending`` searches are abandoned."""
 
     capacity = 1
 
@@ -282,7 +282,7 @@ class _Local(_Backend):
         except futures.process.BrokenProcessPool:
             raise OutflankError("a book worker process died (killed, or out of memory)") from None
 
-    def close(self) -> None:
+    def close(self, pending: set[Any]) -> None:
         processes = list(getattr(self._pool, "_processes", {}).values())
         self._pool.shutdown(wait=False, cancel_futures=True)
         for proc in processes:  # do not wait for the searches in flight
@@ -313,8 +313,8 @@ class _Ray(_Backend):
         ready, rest = self._ray.wait(list(handles), num_returns=1)
         return [self._ray.get(ref) for ref in ready], set(rest)
 
-    def close(self) -> None:
-        for ref in getattr(self, "_pending", ()):
+    def close(self, pending: set[Any]) -> None:
+        for ref in pending:
             with contextlib.suppress(Exception):
                 self._ray.cancel(ref, force=True)
 
@@ -506,7 +506,7 @@ class Builder:
                         )
                         self._relax(work)
         finally:
-            backend.close()
+            backend.close(set(handles))
         final = status(complete=self._next_exists() is False)
         if self.on_progress is not None:
             self.on_progress(final)
