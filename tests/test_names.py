@@ -3,8 +3,13 @@ longest match, and the table itself."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
+from conftest import cli_env
 from outflank import Board
 from outflank.book.names import OPENINGS, opening_line, opening_name
 from outflank.book.symmetry import transform_square
@@ -105,3 +110,24 @@ def test_the_table_is_legal_and_distinct() -> None:
     for name, moves in OPENINGS:
         board = Board.from_transcript(moves)  # legal
         assert opening_line(board) == (name, moves), name  # each names its own line
+
+
+def test_replay_names_the_opening_as_the_game_goes(tmp_path: Path) -> None:
+    game = tmp_path / "game.txt"
+    game.write_text("d3c5f6f5e6f3\n")  # the Tiger reflected, then one move more
+    out = subprocess.run(
+        [sys.executable, "-m", "outflank", "replay", str(game)],
+        env=cli_env(), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    named = [(i, line) for i, line in enumerate(lines) if line.startswith("opening:")]
+    assert [line for _, line in named] == ["opening: Perpendicular", "opening: Tiger"]
+    # each name follows the move that entered the line
+    assert lines[named[0][0] - 1] == "2. white c5"
+    assert lines[named[1][0] - 1] == "5. black e6"
+    final = subprocess.run(
+        [sys.executable, "-m", "outflank", "replay", str(game), "--final"],
+        env=cli_env(), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert "opening: Tiger" in final.stdout.splitlines()
