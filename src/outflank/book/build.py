@@ -256,8 +256,7 @@ class _Backend:
 
 
 class _InProcess(_Backend):
-    def __init__(self) -> None:
-        self._queue: list[tuple[int, int, int, int]] = []
+    """One worker: the searches run in the builder's own process."""
 
     def submit(self, job: tuple[int, int, int, int]) -> Any:
         return job
@@ -268,6 +267,8 @@ class _InProcess(_Backend):
 
 
 class _Local(_Backend):
+    """Worker processes on this machine."""
+
     def __init__(self, workers: int) -> None:
         self.capacity = 2 * workers
         self._pool = futures.ProcessPoolExecutor(workers, initializer=_init_worker)
@@ -291,6 +292,8 @@ class _Local(_Backend):
 
 
 class _Ray(_Backend):
+    """Searches as Ray tasks, on a Ray cluster (or a local one)."""
+
     def __init__(self, workers: int) -> None:
         try:
             import ray  # type: ignore[import-not-found]
@@ -507,7 +510,7 @@ class Builder:
                         self._relax(work)
         finally:
             backend.close(set(handles))
-        final = status(complete=self._next_exists() is False)
+        final = status(complete=not self._next_exists())
         if self.on_progress is not None:
             self.on_progress(final)
         return final
