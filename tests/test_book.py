@@ -355,3 +355,23 @@ def test_probe_is_none_or_legal_on_random_games(tiny: Book, picks: list[int]) ->
         entry = tiny.probe(board)
         if entry is not None:
             assert {m.move for m in entry.moves} == set(board.legal_moves)
+
+
+def test_cli_roots_and_lines(tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    out = _cli("build", str(db), "--depth", "3", "--plies", "5", "--from", "f5d6c3", "--quiet")
+    assert out.returncode == 0, out.stderr
+    book = Book.load(db)
+    assert Board() not in book and Board.from_transcript("f5d6c3") in book
+    assert all(60 - b.empties >= 3 for b in book.boards())
+    lined = tmp_path / "l.db"
+    line = "f5f6e6d6c5f4"  # the Chimney
+    out = _cli("build", str(lined), "--depth", "3", "--plies", "3", "--window", "0",
+               "--line", line, "--quiet")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    book = Book.load(lined)
+    board = Board()
+    for move in Board.from_transcript(line).move_stack:  # the whole line, beyond --plies
+        board.push(move)
+        assert board in book
+    assert Board() in book  # and the start, as the main root
