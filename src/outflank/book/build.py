@@ -396,8 +396,12 @@ class Builder:
         self.on_progress = on_progress
         self.records = db.records()
         self.cost: dict[int, int] = {}
-        self._heap: list[tuple[int, int, int]] = []
+        # the queue: roots first (a build stopped early still has every line
+        # asked for), then the cheapest lines, then the shallowest positions
+        self._heap: list[tuple[bool, int, int, int]] = []
         self._running: set[int] = set()
+        self._roots: set[int] = set()
+        roots = []
         for obf, spent in params.roots:
             board = Board.from_obf(obf)
             if board.must_pass():
@@ -405,7 +409,9 @@ class Builder:
             if board.is_game_over():
                 continue
             p, o, _ = canonical(board.player, board.opponent)
-            self._relax([(p << 64 | o, int(spent))])
+            self._roots.add(p << 64 | o)
+            roots.append((p << 64 | o, int(spent)))
+        self._relax(roots)
 
     # -------------------------------------------------------------- the tree
     def _relax(self, work: list[tuple[int, int]]) -> None:
@@ -420,7 +426,7 @@ class Builder:
             record = self.records.get(key)
             if record is None:
                 if key not in self._running:
-                    heapq.heappush(self._heap, (cost, _ply(key), key))
+                    heapq.heappush(self._heap, self._entry(key, cost))
                 continue
             work.extend(self._children(key, record, cost, window, plies))
 
@@ -439,13 +445,16 @@ class Builder:
                 if child is not None:
                     yield child, spent
 
+    def _entry(self, key: int, cost: int) -> tuple[bool, int, int, int]:
+        return key not in self._roots, cost, _ply(key), key
+
     def queued(self) -> int:
         """Positions waiting to be searched."""
-        return len({k for _, _, k in self._heap if k not in self.records} - self._running)
+        return len({e[-1] for e in self._heap if e[-1] not in self.records} - self._running)
 
     def _next(self) -> int | None:
         while self._heap:
-            cost, _, key = heapq.heappop(self._heap)
+            _, cost, _, key = heapq.heappop(self._heap)
             if key in self.records or key in self._running or cost > self.cost.get(key, cost):
                 continue
             return key
@@ -519,7 +528,7 @@ class Builder:
         key = self._next()
         if key is None:
             return False
-        heapq.heappush(self._heap, (self.cost[key], _ply(key), key))
+        heapq.heappush(self._heap, self._entry(key, self.cost[key]))
         return True
 
 
