@@ -265,9 +265,13 @@ def create_app(
         game_id: str,
         depth: int = Query(2, ge=1, le=4),
         ply: int | None = Query(None, ge=0),
+        order: str = Query("update-first", max_length=40),
     ) -> dict[str, Any]:
-        """The teaching alpha-beta trace of the position: tree, log, cut-offs."""
-        return service.learn(game_id, depth, ply)
+        """The teaching alpha-beta trace of the position: tree, log, cut-offs.
+
+        ``order``: the log order, ``update-first`` (seed 002) or ``test-first`` (AIMA 5.7).
+        """
+        return service.learn(game_id, depth, ply, order)
 
     @app.get("/api/games/{game_id}/transcript", response_class=PlainTextResponse)
     def transcript(game_id: str) -> Response:

@@ -9,6 +9,7 @@ computed for a position that has changed meanwhile (an undo) is thrown away.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hmac
 import importlib
 import logging
@@ -647,8 +648,14 @@ class GameService:
 
         return {"depth": EVAL_DEPTH, "values": self._run_analysis(work)}
 
-    def learn(self, game_id: str, depth: int, ply: int | None = None) -> dict[str, Any]:
-        """The teaching alpha-beta trace of a position (depth 1-4) for Learn mode."""
+    def learn(
+        self, game_id: str, depth: int, ply: int | None = None, order: str = "update-first"
+    ) -> dict[str, Any]:
+        """The teaching alpha-beta trace of a position (depth 1-4) for Learn mode.
+
+        ``order``: the traverse log's order, ``update-first`` or ``test-first``
+        (see :mod:`outflank.classic`); it decides the window each cut-off logs.
+        """
         if not 1 <= depth <= 4:
             raise GameError(400, f"learn depth must be in 1..4, not {depth}")
         board = self._board_at(game_id, ply)
@@ -658,9 +665,13 @@ class GameService:
             raise GameError(
                 503, "Learn mode needs outflank.classic, which this build lacks"
             ) from None
+        try:
+            order = classic.check_order(order)
+        except OutflankError as exc:
+            raise GameError(400, str(exc)) from None
         if board.is_game_over():
             raise GameError(409, "the game is over: nothing to search")
-        trace = self._run_analysis(classic.alphabeta, board, depth)
+        trace = self._run_analysis(functools.partial(classic.alphabeta, order=order), board, depth)
         data = trace.to_dict()
         data["log_entries"] = len(data.pop("log", ()))  # the tree says it all, lighter
         return data

@@ -22,6 +22,7 @@ const ui = {
   endDismissed: null,
   queue: Promise.resolve(),
   learnDepth: 2,
+  learnOrder: "update-first",
   playTimer: null,
   settingsFocus: false,
   latest: null, // {id, version} of the newest state received
@@ -461,7 +462,8 @@ async function refreshLearn() {
   const seq = ++learnSeq;
   learn.message(`Searching depth ${ui.learnDepth}…`);
   try {
-    const trace = await request("GET", `/api/games/${g.id}/learn?depth=${ui.learnDepth}&ply=${ply}`);
+    const query = `depth=${ui.learnDepth}&ply=${ply}&order=${ui.learnOrder}`;
+    const trace = await request("GET", `/api/games/${g.id}/learn?${query}`);
     if (seq !== learnSeq) return;
     const cells = cellsAt(g, ply);
     const turn = ply === g.cursor ? g.turn : (g.moves[ply] ? g.moves[ply].color : null);
@@ -679,6 +681,10 @@ function wire() {
       refreshLearn();
       panel.scrollIntoView({ behavior: "smooth" });
     }
+  });
+  $("learn-order").addEventListener("change", (e) => {
+    ui.learnOrder = e.target.value;
+    refreshLearn();
   });
   document.querySelectorAll(".depths button").forEach((b) => {
     b.addEventListener("click", () => {
