@@ -25,6 +25,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         " (default: the default engine, 1 s a move)",
     )
     parser.add_argument(
+        "--no-book",
+        action="store_true",
+        help="search every position (by default the opening book answers the positions it"
+        " holds, with 'book' lines)",
+    )
+    parser.add_argument(
         "--player",
         default=None,
         metavar="SPEC",
@@ -44,4 +50,4 @@ def run(args: argparse.Namespace) -> int:
         if args.player.strip().lower() == "human":  # it would read the protocol's stdin
             raise OutflankError("an NBoard engine cannot wait for a human player")
         make_player(args.player).close()  # fail now, with a clean error, on a bad spec
-    return NBoardServer(player=args.player, level=args.level).serve()
+    return NBoardServer(player=args.player, level=args.level, book=not args.no_book).serve()

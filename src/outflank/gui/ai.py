@@ -170,7 +170,9 @@ def make_engine(spec: AISpec, threads: int | None = None) -> EngineLike:
     if spec.kind == "level":
         return Engine.level(spec.level, threads=threads)
     if spec.kind == "preset":
-        return Engine.preset(spec.preset, threads=threads, **dict(spec.tuning))
+        # the strong default (and the hints) play the opening from the book
+        book = {"book": True} if spec.preset == "default" else {}
+        return Engine.preset(spec.preset, threads=threads, **dict(spec.tuning), **book)
     raise OutflankError("no AI chosen: there is no engine to make")
 
 

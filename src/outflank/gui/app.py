@@ -18,6 +18,7 @@ from typing import Any
 import pygame
 
 from outflank.board import BLACK, WHITE, Board, Color, Move
+from outflank.book.names import opening_name
 from outflank.errors import OutflankError
 from outflank.gui.ai import AISpec, EngineLike, Worker, best_move_of, make_engine
 from outflank.gui.animation import FlipAnimation
@@ -58,6 +59,15 @@ _MODIFIER_KEYS = {
     pygame.K_CAPSLOCK,
     pygame.K_NUMLOCK,
 }
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class BookAnswer:
+    """The AI's move taken from the opening book (no search)."""
+
+    best_move: Move
+    score: float
+    book: bool = True
 
 
 def _icon() -> pygame.Surface:
@@ -364,8 +374,12 @@ class App:
         def report(info: Any) -> None:  # from the search thread: one plain assignment
             self._progress = (token, int(info.depth), int(info.nodes))
 
-        if getattr(engine, "random", 0):  # weak levels sometimes play at random
-            job: Callable[[], Any] = lambda: engine.choose_move(board)  # noqa: E731
+        book_move = getattr(engine, "book_move", None)
+        picked = book_move(board) if callable(book_move) else None
+        if picked is not None:  # the opening book's move, varied within the level's tolerance
+            job: Callable[[], Any] = lambda: BookAnswer(picked.move, picked.value)  # noqa: E731
+        elif getattr(engine, "random", 0):  # weak levels sometimes play at random
+            job = lambda: engine.choose_move(board)  # noqa: E731
         else:  # a search also tells its score, shown in the panel
             job = lambda: engine.search(board, on_info=report)  # noqa: E731
         self.worker.submit("move", job, engine.stop)
@@ -384,11 +398,18 @@ class App:
             self._pending = move
             score = getattr(result.value, "score", None)
             shown = f" ({score:+.1f})" if isinstance(score, int | float) else ""
+            if getattr(result.value, "book", False):
+                shown = f" ({score:+.1f}, book)"
             # said once the move is on the board, not while the last one still turns
             self._pending_note = f"{self.ai.label.capitalize()} played {move}{shown}"
         elif result.kind == "hint":
             self.hints = [
-                HintMark(ms.move.square, float(ms.score), bool(getattr(ms, "exact", False)))
+                HintMark(
+                    ms.move.square,
+                    float(ms.score),
+                    bool(getattr(ms, "exact", False)),
+                    bool(getattr(ms, "book", False)),
+                )
                 for ms in result.value
                 if ms.move.square is not None
             ]
@@ -433,6 +454,7 @@ class App:
             thinking=thinking,
             status=status,
             note=self.last_ai if not session.over else None,
+            opening=opening_name(board),
             alert="  ".join(alerts) if alerts else None,
             end=end,
             end_title=title,

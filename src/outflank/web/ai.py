@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from outflank.board import Board, Move
+from outflank.board import Board, Move, Rules
+from outflank.book.store import Book
 from outflank.errors import OutflankError
 from outflank.levels import DEFAULT_LEVEL
 
@@ -188,6 +189,11 @@ class Thinker:
                     }
                 )
 
+        book_move = getattr(engine, "book_move", None)
+        picked = book_move(board) if callable(book_move) else None
+        if picked is not None:  # the opening book, varied within the level's tolerance
+            entry = engine.book.probe(board)
+            return AIMove(picked.move, _num(picked.value), entry.depth, 0.0)
         result = self._bounded(engine, lambda: engine.search(board, on_info=info, **limits))
         chance = float(getattr(engine, "random", 0.0) or 0.0)
         if chance and self._rng.random() < chance:
@@ -198,13 +204,25 @@ class Thinker:
 
     def analyze(self, board: Board, depth: int | None, time: float) -> list[dict[str, Any]]:
         """Every legal move's score, best first (side-to-move view)."""
+        if board.rules is Rules.OTHELLO:  # in the opening book: its moves, at once
+            entry = Book.default().probe(board)
+            if entry is not None and entry.moves:
+                return [
+                    {"move": str(m.move), "score": _num(m.value), "exact": False, "book": True}
+                    for m in entry.moves
+                ]
         engine = self._analysis_engine()
         limits: dict[str, Any] = {"time": min(time, self.time_cap)}  # engine-side bound
         if depth is not None:
             limits["depth"] = depth
         scores = self._bounded(engine, lambda: engine.analyze(board, **limits))
         return [
-            {"move": str(item.move), "score": _num(item.score), "exact": bool(item.exact)}
+            {
+                "move": str(item.move),
+                "score": _num(item.score),
+                "exact": bool(item.exact),
+                "book": False,
+            }
             for item in scores
         ]
 

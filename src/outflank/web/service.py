@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 
 from outflank.board import PASS, Board, Move, Rules, parse_position
+from outflank.book.names import opening_name
 from outflank.errors import OutflankError
 from outflank.web.ai import EngineUnavailableError, Thinker, describe, engine_available
 from outflank.web.hub import Hub
@@ -228,6 +229,7 @@ class GameService:
             },
             "thinking": thinking[0] if thinking else None,
             "transcript": board.transcript(),
+            "opening": opening_name(board),  # the named opening the game is in, or None
         }
 
     def _publish_state(self, game: GameRow, rep: Replay | None = None) -> dict[str, Any]:
