@@ -16,10 +16,11 @@ Openings: the distinct positions (up to the 8 board symmetries) reached after
 --plies moves from the start, in a fixed pseudo-random order; each opening is
 played twice, once with each engine as black, so an unbalanced opening favours
 nobody (6 plies give 1,773 distinct openings; beyond that they repeat).
---skip N starts at the N-th opening of that order, so a long match can be
-played in parts (--games 40 --skip 0, --games 40 --skip 20, ...) whose
-results add up.
-Games run in --workers processes. The table reports A's results. Ctrl-C
+Games run in --workers processes; each engine search runs on the cores
+divided by --workers (at least 1; a spec's threads= wins, e.g.
+default:time=0.2,threads=2). The table reports A's results. --skip N
+leaves out the first N openings (a long match in chunks: --games 40 --skip 0,
+then --skip 20, ...; each chunk's table, summed, is the whole match's). Ctrl-C
 (SIGINT) or SIGTERM ends a long match early and still prints the table of
 the games finished so far, marked as interrupted.
 """
@@ -45,6 +46,7 @@ except ImportError:  # running from a source checkout without PYTHONPATH
 
 from outflank.board import BLACK, PASS, Board, Move
 from outflank.errors import OutflankError
+from outflank.threads import share
 
 LIMIT_KEYS = {"depth": int, "time": float, "nodes": int}
 DEFAULT_TT_MB = 16  # per engine; two engines per worker
@@ -107,14 +109,15 @@ def parse_spec(text: str) -> Spec:
     return Spec(text, kind, name, limits, params)
 
 
-def make_engine(spec: Spec):
-    """The Engine a spec describes (its weights= apart: see _load_weights)."""
+def make_engine(spec: Spec, threads: int | None = None):
+    """The Engine a spec describes; ``threads`` per search unless the spec
+    says (``threads=``). Its weights= apart: see _load_weights."""
     from outflank.engine import Engine
 
     # the limits become the engine's own, so its other settings (a level's
     # exact endgame, random=) apply as they do in play
     own = {k: v for k, v in spec.params.items() if k != "weights"}
-    params = {"tt_mb": DEFAULT_TT_MB, **own, **spec.limits}
+    params = {"tt_mb": DEFAULT_TT_MB, "threads": threads, **own, **spec.limits}
     if spec.kind == "level":
         return Engine.level(int(spec.name), **params)
     if spec.kind == "preset":
@@ -191,12 +194,12 @@ def _load_weights(key: str, spec: Spec) -> int:
     return slot
 
 
-def _init_worker(spec_a: str, spec_b: str) -> None:
+def _init_worker(spec_a: str, spec_b: str, threads: int | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # and terminate() ends the workers
     for key, text in (("a", spec_a), ("b", spec_b)):
         _SPECS[key] = parse_spec(text)
-        _ENGINES[key] = make_engine(_SPECS[key])
+        _ENGINES[key] = make_engine(_SPECS[key], threads)
         _SLOTS[key] = _load_weights(key, _SPECS[key])
 
 
@@ -366,7 +369,11 @@ def run_match(
     # while it held one of Pool's queue locks left Pool.terminate() waiting
     # for that lock forever; the executor notices a dead worker and fails
     # the games it had (BrokenProcessPool).
-    pool = ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(spec_a, spec_b))
+    # the games played at once share the cores (a spec's threads= wins)
+    threads = share(workers)
+    pool = ProcessPoolExecutor(
+        workers, initializer=_init_worker, initargs=(spec_a, spec_b, threads)
+    )
     pending = iter(jobs)
     running: set[Future] = set()
     try:
@@ -415,9 +422,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--b", required=True, help="player B, e.g. heuristic:depth=4")
     ap.add_argument("--games", type=int, default=100, help="number of games (even)")
     ap.add_argument("--plies", type=int, default=6, help="opening length in plies")
-    ap.add_argument("--skip", type=int, default=0, help="start at this opening (parts of a match)")
     ap.add_argument("--workers", type=int, default=2, help="worker processes")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
+    ap.add_argument("--skip", type=int, default=0, help="leave out the first N openings")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)  # like Ctrl-C: stop, print what was played
     signal.signal(signal.SIGINT, _interrupt)  # even where a background job ignores it

@@ -57,8 +57,8 @@ def _position(rng: random.Random, engine: Engine, empties: int) -> Board | None:
 def make(count: int, lo: int, hi: int, seed: int) -> list[str]:
     """OBF lines of ``count`` positions with every move's exact score."""
     rng = random.Random(seed)
-    player = Engine(depth=4, endgame=0)
-    solver = Engine(endgame=60)
+    player = Engine(depth=4, endgame=0, threads=1)
+    solver = Engine(endgame=60, threads=1)
     lines = []
     while len(lines) < count:
         board = _position(rng, player, rng.randint(lo, hi))
@@ -101,7 +101,7 @@ def run(
         for name, slot in slots.items():
             evalmodel.use(slot)
             for label, limit in limits:
-                engine = Engine(endgame=0, selective=selective, **limit)
+                engine = Engine(endgame=0, selective=selective, threads=1, **limit)
                 table = stats.setdefault((name, label), {})
                 for e in entries:
                     engine.clear()

@@ -60,7 +60,7 @@ def main() -> int:
         parser.error("--count and --every must be at least 1")
 
     rng = random.Random(args.seed)
-    engine = Engine(depth=4)
+    engine = Engine(depth=4, threads=1)  # one thread: the same moves every time
     made = 0
     written = 0
     while written < args.count:

@@ -78,7 +78,7 @@ FFO_20_39_SOLVER_NODES = 97_078_586
 )
 def test_solver_tree_is_pinned(ffo_dir: Path, name: str, expected: int) -> None:
     entries = read_obf_file(ffo_dir / name)
-    nodes = [Engine(tt_mb=16).solve(entry.board).nodes for entry in entries]
+    nodes = [Engine(tt_mb=16, threads=1).solve(entry.board).nodes for entry in entries]
     assert sum(nodes) == expected, nodes
 
 
@@ -173,7 +173,7 @@ def test_clear_forgets_every_table_of_the_solver(ffo_dir: Path) -> None:
     repeats node for node, while one that keeps them needs fewer nodes."""
     entry = read_obf_file(ffo_dir / "fforum-20-39.obf")[23 - 20]
     assert entry.board.empties == 18
-    engine = Engine(tt_mb=16)
+    engine = Engine(tt_mb=16, threads=1)  # one thread: the same tree each time
     first = engine.solve(entry.board)
     warm = engine.solve(entry.board)
     engine.clear()
@@ -462,8 +462,8 @@ def test_selective_search_cuts_nodes_and_stays_close() -> None:
 def test_selective_applies_to_the_default_evaluator_only() -> None:
     board = random_position(7, 30)
     for evaluator in ("weights", "heuristic"):
-        plain = Engine(evaluator).search(board, depth=6)
-        selective = Engine(evaluator, selective=1.0).search(board, depth=6)
+        plain = Engine(evaluator, threads=1).search(board, depth=6)
+        selective = Engine(evaluator, selective=1.0, threads=1).search(board, depth=6)
         assert (selective.score, selective.nodes) == (plain.score, plain.nodes)
 
 

@@ -324,6 +324,18 @@ def test_level_scale_comes_from_the_server(server: str, browser: Any) -> None:
     context.close()
 
 
+def test_the_new_game_dialog_says_how_many_threads_the_engine_uses(server: str, page: Any) -> None:
+    with urllib.request.urlopen(f"{server}/api/info") as response:
+        threads = json.load(response)["threads"]["per_search"]
+    page.goto(server + "/")
+    page.wait_for_selector("dialog#newgame[open]")
+    page.wait_for_selector("#ng-threads:not([hidden])")
+    plural = "" if threads == 1 else "s"
+    assert page.text_content("#ng-threads") == (
+        f"The engine thinks on {threads} thread{plural} per move."
+    )
+
+
 def _disc_colors(page: Any) -> dict[str, str]:
     return page.eval_on_selector_all(
         "circle.disc", "ds => Object.fromEntries(ds.map(d => [d.dataset.square, d.dataset.color]))"

@@ -7,6 +7,7 @@ import logging
 import math
 import socket
 
+from outflank.commands.common import threads_argument
 from outflank.errors import OutflankError
 
 NAME = "serve"
@@ -25,6 +26,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--ai-workers", type=int, default=2, help="threads that search AI moves (2)"
+    )
+    parser.add_argument(
+        "--threads",
+        type=threads_argument,
+        default=None,
+        metavar="N",
+        help="threads per AI search (default: the cores shared out between the"
+        " --ai-workers searches that may run at once)",
     )
     parser.add_argument(
         "--ai-delay",
@@ -75,7 +84,11 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         app = create_app(
-            args.db, ai_workers=args.ai_workers, ai_delay=args.ai_delay, time_cap=args.time_cap
+            args.db,
+            ai_workers=args.ai_workers,
+            ai_delay=args.ai_delay,
+            time_cap=args.time_cap,
+            threads=args.threads,
         )
     except Exception as exc:  # a bad URL, an unwritable file...
         reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]

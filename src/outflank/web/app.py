@@ -111,21 +111,37 @@ def _describe_validation(exc: RequestValidationError) -> str:
     return "bad request: " + "; ".join(parts)
 
 
+def _threads_per_search(ai_workers: int, threads: int | None) -> int:
+    """The threads of each search: as given (checked), else the cores shared
+    out between the searches that may run at once (1 without the engine)."""
+    try:
+        from outflank.threads import check_threads, share
+    except ImportError:  # no native core in this build: no search either
+        return threads or 1
+    return share(ai_workers) if threads is None else check_threads(threads)
+
+
 def create_app(
     db_url: str = "outflank.db",
     *,
     ai_workers: int = 2,
     ai_delay: float = 0.4,
     time_cap: float = 10.0,
+    threads: int | None = None,
 ) -> FastAPI:
     """Build the web app on a database (SQLite path or SQLAlchemy URL).
 
     ``ai_workers`` threads search AI moves; ``ai_delay`` spaces the moves of
-    two AIs playing each other; ``time_cap`` bounds any single search.
+    two AIs playing each other; ``time_cap`` bounds any single search;
+    ``threads`` is how many threads each search uses (default: the cores
+    shared out between the ``ai_workers`` searches that may run at once).
     """
+    threads = _threads_per_search(ai_workers, threads)
     storage = Storage(db_url)
     hub = Hub()
-    service = GameService(storage, hub, workers=ai_workers, ai_delay=ai_delay, time_cap=time_cap)
+    service = GameService(
+        storage, hub, workers=ai_workers, ai_delay=ai_delay, time_cap=time_cap, threads=threads
+    )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -183,6 +199,7 @@ def create_app(
             "engine": engine_available(),
             "opponents": [{"ai": key, "name": name} for key, name in OPPONENTS.items()],
             "levels": {"min": MIN_LEVEL, "max": MAX_LEVEL, "default": DEFAULT_LEVEL},
+            "threads": {"per_search": threads, "searches": ai_workers},
         }
 
     @app.post("/api/games", status_code=201)

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 
 from outflank.board import PASS, Board, Move, Rules, parse_position
+from outflank.book.names import opening_name
 from outflank.errors import OutflankError
 from outflank.web.ai import EngineUnavailableError, Thinker, describe, engine_available
 from outflank.web.hub import Hub
@@ -123,6 +124,7 @@ class GameService:
     ``workers`` threads search AI moves; ``analysts`` threads answer hints,
     evaluations and Learn-mode traces. ``ai_delay`` (seconds) spaces the
     moves of two AIs playing each other so that a person can watch.
+    ``threads``: threads of each search (``None``: every core).
     """
 
     def __init__(
@@ -134,10 +136,11 @@ class GameService:
         analysts: int = 2,
         ai_delay: float = 0.4,
         time_cap: float = 10.0,
+        threads: int | None = None,
     ) -> None:
         self.storage = storage
         self.hub = hub or Hub()
-        self.thinker = Thinker(time_cap=time_cap)
+        self.thinker = Thinker(time_cap=time_cap, threads=threads)
         self.ai_delay = ai_delay
         self._ai_pool = ThreadPoolExecutor(workers, thread_name_prefix="outflank-ai")
         self._analysis_pool = ThreadPoolExecutor(analysts, thread_name_prefix="outflank-analysis")
@@ -226,6 +229,7 @@ class GameService:
             },
             "thinking": thinking[0] if thinking else None,
             "transcript": board.transcript(),
+            "opening": opening_name(board),  # the named opening the game is in, or None
         }
 
     def _publish_state(self, game: GameRow, rep: Replay | None = None) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 import { ApiError, GameConnection, request } from "./api.js";
 import { BoardView, hintScore, squareIndex } from "./board.js";
 import { LearnView } from "./learn.js";
-import { levelRange, renderAISettings, renderGraph, renderMoveList, renderPlayers, renderShare } from "./panels.js";
+import { levelRange, renderAISettings, renderGraph, renderMoveList, renderOpening, renderPlayers, renderShare } from "./panels.js";
 
 const $ = (id) => document.getElementById(id);
 const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -141,6 +141,7 @@ function renderChrome() {
   const counts = ui.viewPly === null ? g.counts : countCells(cellsAt(g, ply));
   renderPlayers(g, ui.you, counts, ui.viewPly === null ? g.turn : null, ui.thinking);
   renderMoveList(g.moves, g.cursor, ply, (p) => enterReplay(p));
+  renderOpening(g.opening);
   renderGraph(shownEvals(), ply, (p) => enterReplay(p));
   renderAISettings(g, ui.you, changeAI, ui.settingsFocus);
   renderShare(g, ui.you, seatsStore(g.id));
@@ -381,7 +382,8 @@ async function showHints() {
     const best = data.moves[0];
     renderChrome();
     if (best) {
-      const v = best.score === null ? "" : ` (${hintScore(best.score, best.exact)}${best.exact ? " exact" : ""})`;
+      const kind = best.exact ? " exact" : best.book ? " book" : "";
+      const v = best.score === null ? "" : ` (${hintScore(best.score, best.exact)}${kind})`;
       $("status").innerHTML = `<span>Hint for ${data.turn}: best is <b>${best.move}</b>${v}</span>`;
     }
   } catch (err) {
@@ -716,7 +718,13 @@ function wire() {
 // the page's own values only stand in until they arrive.
 async function loadLevels() {
   try {
-    const { levels } = await request("GET", "/api/info");
+    const { levels, threads } = await request("GET", "/api/info");
+    if (threads) {
+      // how the server searches: threads per search (outflank serve --threads)
+      const n = threads.per_search;
+      $("ng-threads").textContent = `The engine thinks on ${n} thread${n === 1 ? "" : "s"} per move.`;
+      $("ng-threads").hidden = false;
+    }
     const slider = $("ng-level");
     slider.min = String(levels.min);
     slider.max = String(levels.max);
