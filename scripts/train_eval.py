@@ -101,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         "--prior", type=Path, default=None,
         help="start from these weights and pull towards them (types they share)",
     )  # fmt: skip
+    ap.add_argument(
+        "--keep-above", type=int, default=None, metavar="E",
+        help="anchors with more than E empties keep the --prior weights (not fitted)",
+    )  # fmt: skip
     ap.add_argument("--out", type=Path, default=WEIGHTS, help="weight file to write")
     ap.add_argument("--report", type=Path, default=None, help="also write the table here")
     ap.add_argument("--dry-run", action="store_true", help="fit and report, do not write")
@@ -111,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
             raise OutflankError("--anchor-step must be in 1..30")
         if args.ridge < 0 or args.smooth < 0 or args.max_iter < 1:
             raise OutflankError("need --ridge >= 0, --smooth >= 0 and --max-iter >= 1")
+        if args.keep_above is not None and args.prior is None:
+            raise OutflankError("--keep-above needs --prior")
         if not args.dry_run and not args.out.parent.is_dir():
             raise OutflankError(f"--out {args.out}: no folder {args.out.parent}")
         base = evalmodel.read(args.baseline) if args.baseline else None
@@ -130,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     result = evalfit.fit(
         data["player"], data["opponent"], data["label"] / 100, data["game"], masks, anchors,
         ridge=args.ridge, smooth=args.smooth, max_iter=args.max_iter, patience=args.patience,
-        prior=prior,
+        prior=prior, keep_above=args.keep_above,
     )  # fmt: skip
     print(
         f"fit: {result.iterations} iterations (best {result.best_iteration}), "

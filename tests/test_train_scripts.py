@@ -113,9 +113,30 @@ def test_a_prior_and_a_dry_run(data_dir: Path, tmp_path: Path) -> None:
     assert "start: validation RMSE" in proc.stdout and not out.exists()
 
 
+def test_keep_above_fits_only_the_lower_anchors(data_dir: Path) -> None:
+    data = evaldata.load([data_dir])
+    packaged = evalmodel.read(ROOT / "src" / "outflank" / "data" / "eval.bin.gz")
+    # a prior the data improves on: the packaged weights halved
+    prior = evalmodel.WeightFile(
+        packaged.masks, packaged.anchors, packaged.patterns / 2, packaged.numeric / 2
+    )
+    anchors = list(range(0, 61, 4))
+    masks = list(packaged.masks)
+    args = (data["player"], data["opponent"], data["label"] / 100, data["game"], masks, anchors)
+    res = evalfit.fit(*args, prior=prior, keep_above=8, max_iter=30, log=None)
+    start = evalfit.prior_weights(prior, masks, anchors)
+    got = np.hstack([res.weights.patterns, res.weights.numeric])
+    kept = np.array(anchors) > 8
+    assert np.array_equal(got[kept], start[kept])  # exactly the prior's weights there
+    assert not np.allclose(got[~kept], start[~kept])  # fitted below
+    with pytest.raises(ValueError, match="prior"):
+        evalfit.fit(*args, keep_above=8, max_iter=1, log=None)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
+        (["--keep-above", "20"], "--keep-above needs --prior"),
         (["--types", "legacy+nonsense"], "unknown pattern set or type"),
         (["--anchor-step", "0"], "--anchor-step"),
         (["--ridge", "-1"], "--ridge"),

@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 N_NUM = len(NUMERIC)
+KEEP_RIDGE = 1e9  # the ridge that holds fit(keep_above=...)'s kept anchors in place
 
 
 def _mask(*names: str) -> int:
@@ -243,12 +244,16 @@ def fit(
     check_every: int = 10,
     patience: int = 5,
     prior: WeightFile | None = None,
+    keep_above: int | None = None,
     log: Callable[[str], None] | None = print,
 ) -> FitResult:
     """Fit all anchors' weights jointly to ``label`` (discs) on the training
     games, stopping early on the validation games (see the module doc).
     With ``prior``, the fit starts from its weights (for the pattern types
-    it shares) and the ridge pulls towards them rather than towards 0."""
+    it shares) and the ridge pulls towards them rather than towards 0.
+    ``keep_above`` (needs ``prior``): the anchors with more empties keep the
+    prior's weights (interpolated at them) and only the others are fitted,
+    for data whose labels there are few or poor."""
     from scipy.sparse.linalg import LinearOperator, cg
 
     start = time.time()
@@ -278,13 +283,19 @@ def fit(
         g[1:] += d
         return g.ravel()
 
+    if keep_above is not None and prior is None:
+        raise ValueError("keep_above needs prior weights")
+    kept = np.array([keep_above is not None and a > keep_above for a in anchors])
+    # per weight: the ridge, and a stiff one that holds the kept anchors at the prior
+    ridge_v = np.repeat(np.where(kept, KEEP_RIDGE, ridge), width)
+
     degree = np.full(n_anchors, 2.0)
     degree[[0, -1]] = 1.0 if n_anchors > 1 else 0.0
-    diag = np.asarray(X.multiply(X).sum(axis=0)).ravel() + ridge
+    diag = np.asarray(X.multiply(X).sum(axis=0)).ravel() + ridge_v
     diag += smooth * np.repeat(degree, width)
     n = X.shape[1]
     A = LinearOperator(
-        (n, n), matvec=lambda v: Xt @ (X @ v) + ridge * v + smooth * smooth_op(v), dtype=float
+        (n, n), matvec=lambda v: Xt @ (X @ v) + ridge_v * v + smooth * smooth_op(v), dtype=float
     )
     M = LinearOperator((n, n), matvec=lambda v: v / diag, dtype=float)
     w0 = prior_weights(prior, masks, anchors).ravel() if prior else np.zeros(n)
@@ -315,7 +326,7 @@ def fit(
                 raise _Stop
 
     try:
-        rhs = Xt @ yt + ridge * w0
+        rhs = Xt @ yt + ridge_v * w0
         w, _info = cg(A, rhs, x0=w0, M=M, rtol=1e-10, maxiter=max_iter, callback=check)
         if len(parts.valid):  # the last iterate, if it is the best
             mse = float(np.mean((predict(w.reshape(n_anchors, width), fv, ev, anchors) - yv) ** 2))
@@ -325,7 +336,8 @@ def fit(
             best.update(w=w, it=state["it"])
     except _Stop:
         pass
-    W = best["w"].reshape(n_anchors, width)
+    W = best["w"].reshape(n_anchors, width).copy()
+    W[kept] = w0.reshape(n_anchors, width)[kept]  # exactly the prior's
     weights = WeightFile(tuple(masks), tuple(anchors), W[:, :n_pat].copy(), W[:, n_pat:].copy())
     sys.stdout.flush()
     return FitResult(weights, state["it"], int(best["it"]), history, time.time() - start)
