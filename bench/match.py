@@ -39,10 +39,8 @@ from dataclasses import dataclass
 from multiprocessing import active_children
 from pathlib import Path
 
-try:
-    import outflank  # noqa: F401
-except ImportError:  # running from a source checkout without PYTHONPATH
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+# this checkout's package, not an installed one from another tree
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from outflank.board import BLACK, PASS, Board, Move
 from outflank.errors import OutflankError
