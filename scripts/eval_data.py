@@ -47,6 +47,7 @@ def _generate(args: argparse.Namespace) -> int:
         label_all=args.label_all,
         sample=args.sample,
         label_max=args.label_max,
+        label_min=args.label_min,
     )
     start = time.time()
 
@@ -111,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--sample", type=float, default=d.sample, help="share of the others labelled")
     g.add_argument("--label-max", type=int, default=d.label_max,
                    help="label no position with more empties")  # fmt: skip
+    g.add_argument("--label-min", type=int, default=d.label_min,
+                   help="label no position with fewer empties")  # fmt: skip
     g.add_argument("--workers", type=int, default=2)
     g.add_argument("--backend", choices=["local", "ray"], default="local")
     g.add_argument("--time-limit", type=float, default=None, help="seconds; then stop starting")

@@ -67,6 +67,16 @@ def test_a_shard_is_labelled_as_its_settings_say() -> None:
         assert (again[name] == shard[name]).all()
 
 
+def test_label_min_keeps_only_midgame_positions() -> None:
+    cfg = replace(TINY, label_all=0, sample=1.0, label_min=40, label_max=50)
+    shard = evaldata.make_shard(evaldata.asdict(cfg), 1)
+    empties = shard["empties"]
+    assert len(empties) > 4 and ((empties >= 40) & (empties <= 50)).all()
+    assert (shard["kind"] == evaldata.SEARCH).all()
+    # label_min 0 (the default) labels what it always did
+    assert evaldata.asdict(evaldata.DataConfig())["label_min"] == 0
+
+
 def test_generate_resumes_and_workers_agree(tmp_path: Path) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
     assert evaldata.generate(one, TINY, 2, workers=1) == 2
@@ -134,6 +144,7 @@ def test_the_script_generates_in_chunks_merges_and_describes(tmp_path: Path) -> 
         (["generate", "X", "--shards", "2", "--exact", "30", "--probable", "40"], "exact"),
         (["generate", "X", "--shards", "2", "--depths", "0"], "depths"),
         (["generate", "X", "--shards", "2", "--sample", "2"], "sample"),
+        (["generate", "X", "--shards", "2", "--label-min", "30", "--label-max", "20"], "label_min"),
         (["generate", "X", "--shards", "-1"], "shards"),
         (["datasheet", "NOPE"], "no such file"),
     ],

@@ -4,8 +4,9 @@ Positions come from varied self-play: every game opens with a random number
 of random moves, then each side searches to its own depth (drawn from
 ``depths``, the "levels"), with a random move now and then (each game draws
 its own chance). Every position with ``label_all`` empties or fewer is
-labelled, and a share ``sample`` of the others up to ``label_max`` empties,
-from the side to move's view, in 1/100 disc:
+labelled, and a share ``sample`` of the others up to ``label_max`` empties
+(none with fewer than ``label_min``: a set of midgame labels only), from
+the side to move's view, in 1/100 disc:
 
 * with ``exact`` empties or fewer: the exact final disc difference (the
   engine's solver);
@@ -103,6 +104,7 @@ class DataConfig:
     label_all: int = 16  # label every position with this many empties or fewer
     sample: float = 0.35  # and this share of the others
     label_max: int = 60  # label no position with more empties than this
+    label_min: int = 0  # nor with fewer
     extra: dict[str, Any] = field(default_factory=dict)  # free-form notes
 
     def check(self) -> None:
@@ -124,8 +126,8 @@ class DataConfig:
             problems.append("selective must be in 0..10")
         if not 0 <= self.sample <= 1:
             problems.append("sample must be in 0..1")
-        if not 0 <= self.label_max <= 60:
-            problems.append("label_max must be in 0..60")
+        if not 0 <= self.label_min <= self.label_max <= 60:
+            problems.append("need 0 <= label_min <= label_max <= 60")
         if problems:
             raise OutflankError("; ".join(problems))
 
@@ -237,8 +239,8 @@ def make_shard(config: dict, index: int) -> dict[str, Any]:
         chosen = [
             ply
             for ply, (p, o, _) in enumerate(positions)
-            if (e := 64 - (p | o).bit_count()) <= cfg.label_all
-            or (rng.random() < cfg.sample and e <= cfg.label_max)
+            if (e := 64 - (p | o).bit_count()) >= cfg.label_min
+            and (e <= cfg.label_all or (rng.random() < cfg.sample and e <= cfg.label_max))
         ]
         searcher.clear()
         for ply in reversed(chosen):
