@@ -36,6 +36,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--time-cap", type=float, default=10.0, help="upper bound of any one search, seconds (10)"
     )
     parser.add_argument(
+        "--ai-games-per-client",
+        type=int,
+        default=3,
+        metavar="N",
+        help="games of AI against AI one client address may have playing at once (3)",
+    )
+    parser.add_argument(
         "--log-level",
         default="warning",
         type=str.lower,
@@ -68,14 +75,20 @@ def run(args: argparse.Namespace) -> int:
         raise OutflankError(f"--ai-delay must be a number of seconds >= 0, not {args.ai_delay}")
     if not (math.isfinite(args.time_cap) and args.time_cap > 0):
         raise OutflankError(f"--time-cap must be a number of seconds > 0, not {args.time_cap}")
+    if args.ai_games_per_client < 0:
+        raise OutflankError("--ai-games-per-client must be 0 or more")
     import uvicorn
 
-    from outflank.web.app import create_app
+    from outflank.web.app import MAX_BODY, create_app
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         app = create_app(
-            args.db, ai_workers=args.ai_workers, ai_delay=args.ai_delay, time_cap=args.time_cap
+            args.db,
+            ai_workers=args.ai_workers,
+            ai_delay=args.ai_delay,
+            time_cap=args.time_cap,
+            ai_games_per_client=args.ai_games_per_client,
         )
     except Exception as exc:  # a bad URL, an unwritable file...
         reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
@@ -89,5 +102,6 @@ def run(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         timeout_keep_alive=30,
         timeout_graceful_shutdown=3,  # long polls and sockets must not hold a stop
+        ws_max_size=MAX_BODY,  # a bigger WebSocket frame closes the socket (1009), unread
     )
     return 0

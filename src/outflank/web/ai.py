@@ -20,6 +20,7 @@ from typing import Any
 from outflank.board import Board, Move
 from outflank.errors import OutflankError
 from outflank.levels import DEFAULT_LEVEL
+from outflank.web.analysis import Cancel
 
 __all__ = [
     "AIMove",
@@ -135,14 +136,22 @@ class Thinker:
         return self._engine("default", lambda E: E(evaluator="default", tt_mb=self.tt_mb))
 
     # ------------------------------------------------------------ searches
-    def _bounded(self, engine: Any, call: Callable[[], Any]) -> Any:
+    def _bounded(self, engine: Any, call: Callable[[], Any], cancel: Cancel | None = None) -> Any:
+        """Run ``call`` (a search of ``engine``), stopped after ``time_cap``
+        seconds or as soon as ``cancel`` is cancelled."""
         timer = threading.Timer(self.time_cap, engine.stop)
         timer.daemon = True
         timer.start()
+        detach = cancel.attach(engine.stop) if cancel is not None else None
         try:
-            return call()
+            result = call()
         finally:
             timer.cancel()
+            if detach is not None:
+                detach()
+        if cancel is not None:
+            cancel.check()  # a search cut short by the cancellation is no answer
+        return result
 
     def choose(
         self,
@@ -182,25 +191,28 @@ class Thinker:
             return AIMove(move, None, None, float(result.elapsed))
         return AIMove(result.best_move, _num(result.score), result.depth, float(result.elapsed))
 
-    def analyze(self, board: Board, depth: int | None, time: float) -> list[dict[str, Any]]:
-        """Every legal move's score, best first (side-to-move view)."""
+    def analyze(
+        self, board: Board, depth: int | None, time: float, cancel: Cancel | None = None
+    ) -> list[dict[str, Any]]:
+        """Every legal move's score, best first (side-to-move view); ``cancel``
+        stops the search (and raises :class:`Cancelled`)."""
         engine = self._analysis_engine()
         limits: dict[str, Any] = {"time": min(time, self.time_cap)}  # engine-side bound
         if depth is not None:
             limits["depth"] = depth
-        scores = self._bounded(engine, lambda: engine.analyze(board, **limits))
+        scores = self._bounded(engine, lambda: engine.analyze(board, **limits), cancel)
         return [
             {"move": str(item.move), "score": _num(item.score), "exact": bool(item.exact)}
             for item in scores
         ]
 
-    def evaluate(self, board: Board, depth: int) -> float:
+    def evaluate(self, board: Board, depth: int, cancel: Cancel | None = None) -> float:
         """A quick score of a position from black's view (discs)."""
         outcome = board.outcome()
         if outcome is not None:  # the final margin, as the engine and the GGF record count it
             return float(outcome.margin)
         engine = self._analysis_engine()
-        result = self._bounded(engine, lambda: engine.search(board, depth=depth))
+        result = self._bounded(engine, lambda: engine.search(board, depth=depth), cancel)
         score = _num(result.score) or 0.0
         return score if board.turn.name == "BLACK" else -score
 

@@ -38,11 +38,18 @@ STATIC = Path(__file__).resolve().parent / "static"
 log = logging.getLogger("outflank.web")
 
 
-MAX_BODY = 64 * 1024  # bytes: the largest request the API needs is a few hundred
+MAX_BODY = 64 * 1024  # bytes: the largest request (or WebSocket message) the API takes
+QUOTE = 32  # characters of a client's input an error message may quote
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+def _quote(value: Any) -> str:
+    """A client's input for an error message: its repr, cut to a short prefix."""
+    text = repr(value)
+    return text if len(text) <= QUOTE else text[: QUOTE - 1] + "…"
 
 
 def _database_message(exc: Exception) -> str:
@@ -96,6 +103,9 @@ class _BodyLimit:
             await too_big(scope, receive, send)
 
 
+_UNPARSED = "There was an error parsing the body"  # FastAPI's words for a parser failure
+
+
 def _describe_validation(exc: RequestValidationError) -> str:
     parts = []
     for err in exc.errors():
@@ -104,7 +114,9 @@ def _describe_validation(exc: RequestValidationError) -> str:
             "dict_type",
         ):
             return "the request body must be a JSON object"
-        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        where = ".".join(
+            str(p)[:QUOTE] for p in err.get("loc", ()) if p != "body"
+        )  # a field name is the client's input: keep it short
         if err.get("type") == "json_invalid":
             return "malformed JSON in the request body"
         parts.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
@@ -117,15 +129,33 @@ def create_app(
     ai_workers: int = 2,
     ai_delay: float = 0.4,
     time_cap: float = 10.0,
+    analysts: int = 2,
+    analysis_limit: int = 8,
+    analysis_timeout: float = 30.0,
+    ai_games_per_client: int = 3,
 ) -> FastAPI:
     """Build the web app on a database (SQLite path or SQLAlchemy URL).
 
-    ``ai_workers`` threads search AI moves; ``ai_delay`` spaces the moves of
-    two AIs playing each other; ``time_cap`` bounds any single search.
+    ``ai_workers`` threads search AI moves, one move at a time and people's
+    games first; ``ai_delay`` spaces the moves of two AIs playing each other,
+    and a client may have ``ai_games_per_client`` such games playing at once;
+    ``time_cap`` bounds any single search. ``analysts`` threads answer hints,
+    evaluations and Learn mode, at most ``analysis_limit`` at once (then 503)
+    and each within ``analysis_timeout`` seconds (else cancelled, 503).
     """
     storage = Storage(db_url)
     hub = Hub()
-    service = GameService(storage, hub, workers=ai_workers, ai_delay=ai_delay, time_cap=time_cap)
+    service = GameService(
+        storage,
+        hub,
+        workers=ai_workers,
+        analysts=analysts,
+        ai_delay=ai_delay,
+        time_cap=time_cap,
+        analysis_limit=analysis_limit,
+        analysis_timeout=analysis_timeout,
+        ai_games_per_client=ai_games_per_client,
+    )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -144,7 +174,8 @@ def create_app(
     # ---------------------------------------------------------------- errors
     @app.exception_handler(GameError)
     async def _game_error(_request: Request, exc: GameError) -> JSONResponse:
-        return _error(exc.status, exc.message)
+        headers = None if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
+        return _error(exc.status, exc.message, headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -152,6 +183,9 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400 and exc.detail == _UNPARSED:
+            # what FastAPI says when the JSON parser itself fails (nested too deep)
+            return _error(422, "malformed JSON in the request body")
         return _error(exc.status_code, str(exc.detail))
 
     @app.exception_handler(DatabaseError)
@@ -186,9 +220,9 @@ def create_app(
         }
 
     @app.post("/api/games", status_code=201)
-    def create_game(spec: NewGame) -> dict[str, Any]:
+    def create_game(spec: NewGame, request: Request) -> dict[str, Any]:
         """Start a game. The answer holds the seats' secrets: keep them, share one."""
-        return service.create(spec)
+        return service.create(spec, request.client.host if request.client else None)
 
     @app.get("/api/games")
     def list_games(
@@ -265,9 +299,9 @@ def create_app(
         game_id: str,
         depth: int = Query(2, ge=1, le=4),
         ply: int | None = Query(None, ge=0),
-    ) -> dict[str, Any]:
+    ) -> Response:
         """The teaching alpha-beta trace of the position: tree, log, cut-offs."""
-        return service.learn(game_id, depth, ply)
+        return JSONResponse(service.learn(game_id, depth, ply))  # big: no re-encoding
 
     @app.get("/api/games/{game_id}/transcript", response_class=PlainTextResponse)
     def transcript(game_id: str) -> Response:
@@ -331,9 +365,17 @@ async def _receive(
         if frame["type"] == "websocket.disconnect":
             raise WebSocketDisconnect(frame.get("code", 1000))
         text = frame.get("text")
+        data = frame.get("bytes") or b""
+        size = len(data) if text is None else len(text.encode("utf-8", "replace"))
+        if size > MAX_BODY:  # as REST's 413; uvicorn refuses such a frame before it is read
+            await websocket.send_json(
+                {"type": "error", "status": 413, "error": f"a message is over {MAX_BODY} bytes"}
+            )
+            await websocket.close(code=1009)  # "message too big"
+            return
         if text is None:  # a binary frame: accept UTF-8 JSON, refuse anything else
             try:
-                text = (frame.get("bytes") or b"").decode("utf-8")
+                text = data.decode("utf-8")
             except UnicodeDecodeError:
                 text = ""
         try:
@@ -363,7 +405,9 @@ async def _receive(
             elif kind in ("undo", "redo"):
                 await run_in_threadpool(getattr(service, kind), game_id, seat)
             else:
-                raise GameError(400, f"unknown message type {kind!r}: expected move, undo, redo")
+                raise GameError(
+                    400, f"unknown message type {_quote(kind)}: expected move, undo, redo, ping"
+                )
         except GameError as exc:
             await websocket.send_json({"type": "error", "status": exc.status, "error": exc.message})
         except (DatabaseError, OperationalError) as exc:  # as REST answers: 503, and go on

@@ -13,24 +13,24 @@ import hmac
 import importlib
 import logging
 import threading
-import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 
 from outflank.board import PASS, Board, Move, Rules, parse_position
-from outflank.errors import OutflankError
+from outflank.errors import OutflankError, SearchLimitError
 from outflank.web.ai import EngineUnavailableError, Thinker, describe, engine_available
+from outflank.web.analysis import AnalysisQueue, Busy, Cancel, Cancelled, TimedOut
 from outflank.web.hub import Hub
+from outflank.web.scheduler import AIScheduler, Next
 from outflank.web.schemas import NewGame, PlayerSpec
 from outflank.web.storage import (
     DatabaseError,
@@ -51,15 +51,21 @@ _EAGER = (selectinload(GameRow.moves), selectinload(GameRow.seats))  # 3 queries
 EVAL_DEPTH = 4
 _LOCK_STRIPES = 64
 _EVAL_CACHE = 20000
+#: Learn mode's alpha-beta trace: at most this many nodes searched, and this
+#: many in the tree sent (pruned branches included): about 2 MB of JSON.
+LEARN_MAX_NODES = 6000
+LEARN_MAX_TREE = 10000
 
 
 class GameError(Exception):
-    """A request the game cannot accept; ``status`` is the HTTP status to answer."""
+    """A request the game cannot accept; ``status`` is the HTTP status to answer
+    (with ``retry_after`` seconds for a 503 of a busy server)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.retry_after = retry_after
 
 
 @dataclass
@@ -119,9 +125,14 @@ def replay(game: GameRow) -> Replay:
 class GameService:
     """Creates, loads and changes games; runs the AI seats.
 
-    ``workers`` threads search AI moves; ``analysts`` threads answer hints,
-    evaluations and Learn-mode traces. ``ai_delay`` (seconds) spaces the
-    moves of two AIs playing each other so that a person can watch.
+    ``workers`` threads search AI moves, one move at a time, people's games
+    first (:class:`AIScheduler`); ``analysts`` threads answer hints,
+    evaluations and Learn-mode traces, with at most ``analysis_limit``
+    requests waiting or running and each answered within
+    ``analysis_timeout`` seconds or cancelled (:class:`AnalysisQueue`).
+    ``ai_delay`` (seconds) spaces the moves of two AIs playing each other so
+    that a person can watch; one client may have ``ai_games_per_client``
+    such games playing at once.
     """
 
     def __init__(
@@ -133,22 +144,23 @@ class GameService:
         analysts: int = 2,
         ai_delay: float = 0.4,
         time_cap: float = 10.0,
+        analysis_limit: int = 8,
+        analysis_timeout: float = 30.0,
+        ai_games_per_client: int = 3,
     ) -> None:
         self.storage = storage
         self.hub = hub or Hub()
         self.thinker = Thinker(time_cap=time_cap)
         self.ai_delay = ai_delay
-        self._ai_pool = ThreadPoolExecutor(workers, thread_name_prefix="outflank-ai")
-        self._analysis_pool = ThreadPoolExecutor(analysts, thread_name_prefix="outflank-analysis")
+        self.ai_games_per_client = ai_games_per_client
+        self.analysis = AnalysisQueue(analysts, max(analysis_limit, analysts), analysis_timeout)
         # striped per-game locks: bounded memory however many games there are
         self._locks = [threading.Lock() for _ in range(_LOCK_STRIPES)]
-        self._ai_guard = threading.Lock()
-        self._ai_running: set[str] = set()
-        self._ai_again: set[str] = set()
         self._thinking: dict[str, tuple[str, Any]] = {}
         self._evals: OrderedDict[tuple[int, int, int, str], float] = OrderedDict()
         self._evals_lock = threading.Lock()
         self._closed = False
+        self.scheduler = AIScheduler(workers, self._ai_step)
 
     # ------------------------------------------------------------ plumbing
     @contextlib.contextmanager
@@ -270,8 +282,11 @@ class GameService:
             ]
 
     # ------------------------------------------------------------ changes
-    def create(self, spec: NewGame) -> dict[str, Any]:
+    def create(self, spec: NewGame, client: str | None = None) -> dict[str, Any]:
         """Start a game; returns ``{"game": state, "seats": {colour: secret}}``.
+
+        ``client`` (the requester's address) may have at most
+        ``ai_games_per_client`` games of AI against AI playing at once.
 
         ``spec.start`` may be an OBF position (the game starts there), an OBF
         position followed by moves from it (the transcript export of such a
@@ -287,7 +302,16 @@ class GameService:
         except OutflankError as exc:
             raise GameError(400, f"bad start position: {exc}") from None
         root, setup = given.root(), given.move_stack
-        game = GameRow(id=new_game_id(), rules=rules.value, start_obf=root.obf(), cursor=0)
+        ai_seats = sum(p.kind == "ai" for p in players.values())
+        client = client[:64] if client else None
+        game = GameRow(
+            id=new_game_id(),
+            rules=rules.value,
+            start_obf=root.obf(),
+            cursor=0,
+            client=client,
+            ai_seats=ai_seats,
+        )
         secrets = {color: new_secret() for color in COLORS}
         game.seats = [
             SeatRow(color=color, secret=secrets[color], player=players[color].model_dump())
@@ -306,11 +330,29 @@ class GameService:
             self._auto_pass(game, board)
         self._finish(game, board)
         with self.storage.writing(), self.storage.session() as session:
+            if ai_seats == 2 and client is not None and game.status == "playing":
+                self._check_ai_games(session, client)
             session.add(game)
             session.commit()
             state = self._publish_state(game)
-        self._schedule_ai(game.id)
+        self._schedule_ai(game.id, background=ai_seats == 2)
         return {"game": state, "seats": secrets}
+
+    def _check_ai_games(self, session: Session, client: str) -> None:
+        """Refuse (429) one more game of AI against AI to a client that
+        already has ``ai_games_per_client`` of them playing."""
+        playing = session.scalar(
+            select(func.count())
+            .select_from(GameRow)
+            .where(GameRow.client == client, GameRow.ai_seats == 2, GameRow.status == "playing")
+        )
+        cap = self.ai_games_per_client
+        if playing is not None and playing >= cap:
+            raise GameError(
+                429,
+                f"you already have {playing} games of AI against AI playing (at most {cap} "
+                "at once): wait for one to end",
+            )
 
     @staticmethod
     def _auto_pass(game: GameRow, board: Board) -> None:
@@ -394,7 +436,7 @@ class GameService:
             self._commit(session)
             state = self._publish_state(game)
         self._stop_thinking(game_id)
-        self._schedule_ai(game_id)
+        self._schedule_ai(game_id, background=game.ai_seats == 2)
         return state
 
     def _step_targets(self, game: GameRow, color: str) -> set[str]:
@@ -424,9 +466,17 @@ class GameService:
             before = [p for p in chosen if p < cursor]
             if not before:
                 raise GameError(409, "nothing to undo")
+            if not any(rep.turns[p] == color for p in before):
+                raise GameError(
+                    409,
+                    "nothing of yours to undo: the moves on the board are your friend's, "
+                    "for them to take back",
+                )
             if rep.turns[before[-1]] != color:
                 raise GameError(
-                    409, "your friend has moved since: only they can take their move back"
+                    409,
+                    "your friend has moved since your last move: only they can take their "
+                    "move back",
                 )
             return before[-1]
         after = [p for p in chosen if p >= cursor]
@@ -472,7 +522,7 @@ class GameService:
             self._commit(session)
             state = self._publish_state(game, rep)
         self._stop_thinking(game_id)
-        self._schedule_ai(game_id)
+        self._schedule_ai(game_id, background=game.ai_seats == 2)
         return state
 
     def update_player(
@@ -492,7 +542,7 @@ class GameService:
             self._commit(session)
             state = self._publish_state(game)
         self._stop_thinking(game_id)  # a search with the old settings is thrown away
-        self._schedule_ai(game_id)
+        self._schedule_ai(game_id, background=game.ai_seats == 2)
         return state
 
     # ------------------------------------------------------------ AI seats
@@ -502,56 +552,37 @@ class GameService:
             with contextlib.suppress(Exception):
                 entry[1].stop()
 
-    def _schedule_ai(self, game_id: str) -> None:
+    def _schedule_ai(self, game_id: str, *, background: bool = False) -> None:
+        """Queue one AI move of the game (``background``: two AIs play, nobody waits)."""
+        if not self._closed:
+            self.scheduler.submit(game_id, background=background)
+
+    def _ai_step(self, game_id: str) -> Next | None:
+        """Play one AI move if an AI is to move; what to do next (another AI
+        move of this game, or nothing). Runs on a scheduler thread."""
         if self._closed:
-            return
-        with self._ai_guard:
-            if game_id in self._ai_running:
-                self._ai_again.add(game_id)
-                return
-            self._ai_running.add(game_id)
-        self._ai_pool.submit(self._ai_worker, game_id)
-
-    def _ai_worker(self, game_id: str) -> None:
+            return None
         try:
-            while not self._closed:
-                try:
-                    again = self._ai_step(game_id)
-                except (GameError, DatabaseError) as exc:  # the game or its file went away
-                    log.warning("AI move not saved in game %s: %s", game_id, exc)
-                    again = False
-                except Exception:  # never let a worker die silently
-                    log.exception("AI move failed in game %s", game_id)
-                    again = False
-                with self._ai_guard:
-                    if not again and game_id not in self._ai_again:
-                        self._ai_running.discard(game_id)
-                        return
-                    self._ai_again.discard(game_id)
-        finally:
-            with self._ai_guard:
-                if self._closed:
-                    self._ai_running.discard(game_id)
+            return self._ai_move(game_id)
+        except (GameError, DatabaseError) as exc:  # the game or its file went away
+            log.warning("AI move not saved in game %s: %s", game_id, exc)
+            return None
 
-    def _ai_step(self, game_id: str) -> bool:
-        """Play one AI move if an AI is to move; True if it played."""
+    def _ai_move(self, game_id: str) -> Next | None:
         with self.storage.session() as session:
             game = session.get(GameRow, game_id, options=_EAGER)
             if game is None:
-                return False
+                return None
             rep = replay(game)
             board = rep.board
             if board.is_game_over():
-                return False
+                return None
             color = _color_name(board)
             player = dict(game.seat(color).player)
             if player.get("kind") != "ai":
-                return False
+                return None
             version = game.version
             both_ai = all(s.player.get("kind") == "ai" for s in game.seats)
-            started = game.cursor > 0
-        if both_ai and self.ai_delay > 0 and started:
-            time.sleep(self.ai_delay)
 
         def register(engine: Any) -> None:
             self._thinking[game_id] = (color, engine)
@@ -566,27 +597,33 @@ class GameService:
         finally:
             self._thinking.pop(game_id, None)
         if self._closed:  # stopped by close(): a cut-short search is no move; resume() redoes it
-            return False
+            return None
         with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
             game = self._load(session, game_id)
             if game.version != version:
-                return True  # changed under us (undo, new settings): think again
+                return Next(both_ai)  # changed under us (undo, new settings): think again
             rep = replay(game)
-            self._apply(session, game, rep.board, choice.move, "ai", choice)
+            board = rep.board
+            self._apply(session, game, board, choice.move, "ai", choice)
             try:
                 self._commit(session)
             except GameError:
-                return True
+                return Next(both_ai)
             self._publish_state(game)
-        return True
+            if board.is_game_over() or game.seat(_color_name(board)).player.get("kind") != "ai":
+                return None
+        # the AI is to move again: after a pause when two AIs play (for a person to follow)
+        return Next(both_ai, self.ai_delay if both_ai else 0.0)
 
     def resume(self) -> int:
         """After a restart: let the AI move in every game waiting for it."""
         with self.storage.session() as session:
-            ids = session.scalars(select(GameRow.id).where(GameRow.status == "playing")).all()
-        for game_id in ids:
-            self._schedule_ai(game_id)
-        return len(ids)
+            rows = session.execute(
+                select(GameRow.id, GameRow.ai_seats).where(GameRow.status == "playing")
+            ).all()
+        for game_id, ai_seats in rows:
+            self._schedule_ai(game_id, background=ai_seats == 2)
+        return len(rows)
 
     # ------------------------------------------------------------ analysis
     def _board_at(self, game_id: str, ply: int | None) -> Board:
@@ -600,9 +637,27 @@ class GameService:
                 board.push(Move.from_str(row.move))
             return board
 
-    def _run_analysis(self, fn: Any, *args: Any, timeout: float = 30.0) -> Any:
+    def _run_analysis(self, job: Callable[[Cancel], Any]) -> Any:
+        """Run ``job(cancel)`` on the analysis queue: 503 with Retry-After when
+        the queue is full or the job was too slow (and was cancelled)."""
         try:
-            return self._analysis_pool.submit(fn, *args).result(timeout=timeout)
+            return self.analysis.run(job)
+        except Busy as exc:
+            raise GameError(
+                503,
+                f"the server is busy with {self.analysis.limit} analyses at once: "
+                f"try again in {exc.retry_after} s",
+                retry_after=exc.retry_after,
+            ) from None
+        except (TimedOut, Cancelled) as exc:
+            seconds = exc.seconds if isinstance(exc, TimedOut) else self.analysis.timeout
+            retry = exc.retry_after if isinstance(exc, TimedOut) else 5
+            raise GameError(
+                503,
+                f"the analysis took over {seconds:g} s (the server is busy) and was "
+                f"stopped: try again in {retry} s",
+                retry_after=retry,
+            ) from None
         except EngineUnavailableError as exc:
             raise GameError(503, str(exc)) from None
         except OutflankError as exc:
@@ -615,7 +670,7 @@ class GameService:
             raise GameError(409, "the game is over: no moves to score")
         if not board.moves_bitboard():
             return {"turn": _color_name(board), "moves": [{"move": "pass", "score": None}]}
-        scores = self._run_analysis(self.thinker.analyze, board, depth, 1.0)
+        scores = self._run_analysis(lambda cancel: self.thinker.analyze(board, depth, 1.0, cancel))
         return {"turn": _color_name(board), "moves": scores}
 
     def evaluations(self, game_id: str) -> dict[str, Any]:
@@ -628,14 +683,14 @@ class GameService:
                 board.push(Move.from_str(row.move))
                 boards.append(board.copy(stack=False))
 
-        def work() -> list[float]:
+        def work(cancel: Cancel) -> list[float]:
             values = []
             for item in boards:
                 key = (item.black, item.white, int(item.turn), item.rules.value)
                 with self._evals_lock:
                     value = self._evals.get(key)
                 if value is None:
-                    value = self.thinker.evaluate(item, EVAL_DEPTH)
+                    value = self.thinker.evaluate(item, EVAL_DEPTH, cancel)
                     with self._evals_lock:
                         self._evals[key] = value
                         while len(self._evals) > _EVAL_CACHE:
@@ -652,16 +707,35 @@ class GameService:
         board = self._board_at(game_id, ply)
         try:
             classic = importlib.import_module("outflank.classic")
+            weights = importlib.import_module("outflank.classic_eval").weights
         except ImportError:
             raise GameError(
                 503, "Learn mode needs outflank.classic, which this build lacks"
             ) from None
         if board.is_game_over():
             raise GameError(409, "the game is over: nothing to search")
-        trace = self._run_analysis(classic.alphabeta, board, depth)
-        data = trace.to_dict()
-        data["log_entries"] = len(data.pop("log", ()))  # the tree says it all, lighter
-        return data
+
+        def search(cancel: Cancel) -> dict[str, Any]:
+            def evaluate(position: Board, player: Any) -> float:
+                cancel.check()  # a cancelled search stops at its next leaf
+                return weights(position, player)
+
+            try:
+                trace = classic.alphabeta(board, depth, evaluate, max_nodes=LEARN_MAX_NODES)
+            except SearchLimitError:
+                trace = None
+            if trace is None or _tree_size(trace.tree) > LEARN_MAX_TREE:
+                raise GameError(
+                    400,
+                    f"the alpha-beta tree of this position at depth {depth} is too big to "
+                    f"show (over {LEARN_MAX_NODES} nodes searched or {LEARN_MAX_TREE} "
+                    "drawn): ask for a smaller depth",
+                )
+            data = trace.to_dict()
+            data["log_entries"] = len(data.pop("log", ()))  # the tree says it all, lighter
+            return data
+
+        return self._run_analysis(search)
 
     # ------------------------------------------------------------ export
     def transcript(self, game_id: str) -> str:
@@ -699,8 +773,18 @@ class GameService:
         self._closed = True
         for game_id in list(self._thinking):
             self._stop_thinking(game_id)
-        self._ai_pool.shutdown(wait=True, cancel_futures=True)
-        self._analysis_pool.shutdown(wait=True, cancel_futures=True)
+        self.scheduler.close()
+        self.analysis.close()
+
+
+def _tree_size(node: dict[str, Any]) -> int:
+    """How many nodes a trace's tree holds (pruned ones included)."""
+    size, stack = 0, [node]
+    while stack:
+        item = stack.pop()
+        size += 1
+        stack.extend(item.get("children", ()))
+    return size
 
 
 def _utc(moment: datetime) -> datetime:

@@ -32,6 +32,8 @@ from sqlalchemy import (
     event,
     inspect,
     make_url,
+    select,
+    update,
 )
 from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.orm import (
@@ -92,6 +94,10 @@ class GameRow(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     status: Mapped[str] = mapped_column(String(16), default="playing")
     result: Mapped[str] = mapped_column(String(8), default="*")
+    # who started the game (the client's address), and how many seats an AI
+    # holds: a client may run only so many games of AI against AI at once
+    client: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    ai_seats: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     __mapper_args__ = {"version_id_col": version}  # noqa: RUF012 - stale writes raise
 
@@ -180,10 +186,17 @@ def _sqlite_path(url: str) -> str | None:
     return None if uri else path
 
 
-def _check_schema(url: str, kwargs: dict[str, Any]) -> None:
+#: Columns added since the first release: a database from before gets them
+#: (``ALTER TABLE ... ADD COLUMN``), then :func:`_fill_added` sets their values.
+ADDED_COLUMNS: dict[str, tuple[str, ...]] = {"games": ("client", "ai_seats")}
+
+
+def _check_schema(url: str, kwargs: dict[str, Any]) -> list[tuple[str, str]]:
     """Refuse a database whose tables of our names lack our columns, before
-    anything is written to it (tables, the WAL journal)."""
+    anything is written to it (tables, the WAL journal). Returns the columns
+    an older outflank database lacks, to be added."""
     probe = create_engine(url, **kwargs)
+    to_add: list[tuple[str, str]] = []
     try:
         found = inspect(probe)
         existing = set(found.get_table_names())
@@ -192,13 +205,46 @@ def _check_schema(url: str, kwargs: dict[str, Any]) -> None:
                 continue
             have = {column["name"] for column in found.get_columns(table.name)}
             missing = sorted(set(table.columns.keys()) - have)
-            if missing:
+            added = set(ADDED_COLUMNS.get(table.name, ()))
+            if set(missing) - added:
+                missing = sorted(set(missing) - added)
                 raise DatabaseError(
                     f"not an outflank database: its table {table.name!r} has no "
                     f"{', '.join(missing)} column{'s' if len(missing) > 1 else ''}"
                 )
+            to_add += [(table.name, name) for name in missing]
     finally:
         probe.dispose()
+    return to_add
+
+
+def _add_columns(engine: SqlEngine, columns: list[tuple[str, str]]) -> None:
+    """Bring an older outflank database up to date: add the missing columns
+    and fill them in from the games' seats."""
+    with engine.begin() as connection:
+        for table_name, column_name in columns:
+            column = Base.metadata.tables[table_name].columns[column_name]
+            kind = column.type.compile(dialect=engine.dialect)
+            default = column.server_default
+            extra = f" NOT NULL DEFAULT {default.arg}" if default is not None else ""  # type: ignore[attr-defined]
+            connection.exec_driver_sql(
+                f"ALTER TABLE {table_name} ADD COLUMN {column_name} {kind}{extra}"
+            )
+        for table_name in {name for name, _ in columns}:
+            for index in Base.metadata.tables[table_name].indexes:
+                index.create(connection, checkfirst=True)
+        if ("games", "ai_seats") in columns:
+            seats = Base.metadata.tables["seats"]
+            games = Base.metadata.tables["games"]
+            count: dict[str, int] = {}
+            for game_id, player in connection.execute(select(seats.c.game_id, seats.c.player)):
+                ai = isinstance(player, dict) and player.get("kind") == "ai"
+                count[game_id] = count.get(game_id, 0) + int(ai)
+            for game_id, n in count.items():
+                if n:
+                    connection.execute(
+                        update(games).where(games.c.id == game_id).values(ai_seats=n)
+                    )
 
 
 class Storage:
@@ -212,10 +258,12 @@ class Storage:
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
         else:
             kwargs["pool_pre_ping"] = True
-        _check_schema(self.url, kwargs)
+        to_add = _check_schema(self.url, kwargs)
         self.engine: SqlEngine = create_engine(self.url, **kwargs)
         if self.url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
+        if to_add:
+            _add_columns(self.engine, to_add)
         Base.metadata.create_all(self.engine)
         self._file_id = self._identify()
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
