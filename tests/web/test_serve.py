@@ -121,7 +121,9 @@ def test_a_real_server_closes_a_socket_sent_a_frame_over_64_kib(tmp_path: Path) 
     port = _free_port()
     proc = _serve(tmp_path / "games.db", port)
     try:
-        created = _call(port, "/api/games", {"black": {"kind": "human"}, "white": {"kind": "human"}})
+        created = _call(
+            port, "/api/games", {"black": {"kind": "human"}, "white": {"kind": "human"}}
+        )
         url = f"ws://127.0.0.1:{port}/ws/games/{created['game']['id']}"
 
         async def send_big() -> int | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import math
 import socket
@@ -94,6 +95,11 @@ def run(args: argparse.Namespace) -> int:
         reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
         raise OutflankError(f"cannot open the database {args.db!r}: {reason}") from None
     _check_port(args.host, args.port)
+    # the ~100k objects of the imported libraries never die: take them out of
+    # the garbage collector's full passes (which otherwise stall every
+    # request for up to 0.2 s under load)
+    gc.collect()
+    gc.freeze()
     print(f"outflank: serving on http://{args.host}:{args.port}/ (database: {args.db})", flush=True)
     uvicorn.run(
         app,

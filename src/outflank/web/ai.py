@@ -9,9 +9,13 @@ in time: the engine's own limits, plus a hard cap enforced with
 
 from __future__ import annotations
 
+import contextlib
+import heapq
 import importlib
+import itertools
 import random
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -69,6 +73,57 @@ def describe(player: dict[str, Any]) -> str:
     if player.get("ai") == "regions":
         text = f"Regions · look-ahead {player.get('lookahead')}"
     return text
+
+
+class Deadlines:
+    """One thread that calls functions at their deadlines (stops searches at
+    the time cap): no thread is started per search."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int, Callable[[], Any]]] = []
+        self._seq = itertools.count()
+        self._cancelled: set[int] = set()
+        self._thread: threading.Thread | None = None
+
+    def call_at(self, delay: float, fn: Callable[[], Any]) -> int:
+        """Call ``fn`` in ``delay`` seconds; returns a handle for :meth:`cancel`."""
+        with self._cond:
+            handle = next(self._seq)
+            heapq.heappush(self._heap, (time.monotonic() + delay, handle, fn))
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="outflank-deadlines", daemon=True
+                )
+                self._thread.start()
+            self._cond.notify()
+            return handle
+
+    def cancel(self, handle: int) -> None:
+        """Do not call the function of ``handle`` (if not called yet)."""
+        with self._cond:
+            self._cancelled.add(handle)
+            if len(self._cancelled) > 4 * len(self._heap) + 64:  # forget the called ones
+                self._cancelled &= {h for _, h, _ in self._heap}
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while True:
+                    if self._heap and self._heap[0][1] in self._cancelled:
+                        _, handle, _ = heapq.heappop(self._heap)
+                        self._cancelled.discard(handle)
+                        continue
+                    wait = self._heap[0][0] - time.monotonic() if self._heap else None
+                    if wait is not None and wait <= 0:
+                        _, handle, fn = heapq.heappop(self._heap)
+                        break
+                    self._cond.wait(wait)
+            with contextlib.suppress(Exception):  # a failing stop must not end the thread
+                fn()
+
+
+DEADLINES = Deadlines()
 
 
 @dataclass(frozen=True)
@@ -139,14 +194,12 @@ class Thinker:
     def _bounded(self, engine: Any, call: Callable[[], Any], cancel: Cancel | None = None) -> Any:
         """Run ``call`` (a search of ``engine``), stopped after ``time_cap``
         seconds or as soon as ``cancel`` is cancelled."""
-        timer = threading.Timer(self.time_cap, engine.stop)
-        timer.daemon = True
-        timer.start()
+        timer = DEADLINES.call_at(self.time_cap, engine.stop)
         detach = cancel.attach(engine.stop) if cancel is not None else None
         try:
             result = call()
         finally:
-            timer.cancel()
+            DEADLINES.cancel(timer)
             if detach is not None:
                 detach()
         if cancel is not None:

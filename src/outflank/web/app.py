@@ -27,7 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from outflank import __version__
 from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from outflank.web.ai import OPPONENTS, engine_available
-from outflank.web.hub import Hub
+from outflank.web.hub import Event, Hub
 from outflank.web.schemas import MoveRequest, NewGame, PlayerUpdate, SeatRequest
 from outflank.web.service import GameError, GameService
 from outflank.web.storage import DatabaseError, Storage
@@ -40,6 +40,11 @@ log = logging.getLogger("outflank.web")
 
 MAX_BODY = 64 * 1024  # bytes: the largest request (or WebSocket message) the API takes
 QUOTE = 32  # characters of a client's input an error message may quote
+
+
+def _json(text: str, status: int = 200) -> Response:
+    """A JSON answer already encoded (the service encodes a state once per version)."""
+    return Response(text, status_code=status, media_type="application/json")
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -220,9 +225,10 @@ def create_app(
         }
 
     @app.post("/api/games", status_code=201)
-    def create_game(spec: NewGame, request: Request) -> dict[str, Any]:
+    def create_game(spec: NewGame, request: Request) -> Response:
         """Start a game. The answer holds the seats' secrets: keep them, share one."""
-        return service.create(spec, request.client.host if request.client else None)
+        client = request.client.host if request.client else None
+        return _json(service.create(spec, client), 201)
 
     @app.get("/api/games")
     def list_games(
@@ -237,7 +243,7 @@ def create_app(
         seat: str | None = None,
         since: int | None = Query(None, ge=0),
         wait: float = Query(0, ge=0, le=60),
-    ) -> dict[str, Any]:
+    ) -> Response:
         """A game's state; with ``since`` and ``wait``, waits for a newer version (REST
         fallback of the WebSocket: long polling)."""
         if since is not None and wait > 0:
@@ -254,31 +260,31 @@ def create_app(
                         event = await asyncio.wait_for(sub.queue.get(), left)
                     except TimeoutError:
                         break
-                    if event.get("type") == "state":
-                        version = event["state"]["version"]
+                    if event.kind == "state" and event.version is not None:
+                        version = event.version
             finally:
                 hub.unsubscribe(sub)
-        return await run_in_threadpool(service.get, game_id, seat)
+        return _json(await run_in_threadpool(service.get, game_id, seat))
 
     @app.post("/api/games/{game_id}/moves")
-    def play(game_id: str, body: MoveRequest) -> dict[str, Any]:
+    def play(game_id: str, body: MoveRequest) -> Response:
         """Play a move for the seat whose secret is given."""
-        return service.play(game_id, body.seat, body.move)
+        return _json(service.play(game_id, body.seat, body.move))
 
     @app.post("/api/games/{game_id}/undo")
-    def undo(game_id: str, body: SeatRequest) -> dict[str, Any]:
+    def undo(game_id: str, body: SeatRequest) -> Response:
         """Take back moves until the seat holder is to move again."""
-        return service.undo(game_id, body.seat)
+        return _json(service.undo(game_id, body.seat))
 
     @app.post("/api/games/{game_id}/redo")
-    def redo(game_id: str, body: SeatRequest) -> dict[str, Any]:
+    def redo(game_id: str, body: SeatRequest) -> Response:
         """Replay taken-back moves up to the seat holder's next turn."""
-        return service.redo(game_id, body.seat)
+        return _json(service.redo(game_id, body.seat))
 
     @app.patch("/api/games/{game_id}/players/{color}")
-    def update_player(game_id: str, color: str, body: PlayerUpdate) -> dict[str, Any]:
+    def update_player(game_id: str, color: str, body: PlayerUpdate) -> Response:
         """New settings for an AI seat (level, region biases, look-ahead) mid-game."""
-        return service.update_player(game_id, body.seat, color, body.player)
+        return _json(service.update_player(game_id, body.seat, color, body.player))
 
     @app.get("/api/games/{game_id}/hints")
     def hints(
@@ -328,14 +334,15 @@ def create_app(
         sub = hub.subscribe(game_id)
         try:
             try:
-                state = await run_in_threadpool(service.get, game_id, seat)
+                state, you = await run_in_threadpool(service.get_holder, game_id, seat)
             except GameError as exc:
                 await websocket.send_json(
                     {"type": "error", "status": exc.status, "error": exc.message}
                 )
                 await websocket.close(code=4000 + exc.status)
                 return
-            await websocket.send_json({"type": "state", "you": state["you"], "state": state})
+            opening = '{"type":"state","you":' + json.dumps(you) + ',"state":' + state + "}"
+            await websocket.send_text(opening)
             sender = asyncio.create_task(_forward(websocket, sub.queue))
             try:
                 await _receive(websocket, service, game_id, seat)
@@ -351,10 +358,10 @@ def create_app(
     return app
 
 
-async def _forward(websocket: WebSocket, queue: asyncio.Queue[dict[str, Any]]) -> None:
+async def _forward(websocket: WebSocket, queue: asyncio.Queue[Event]) -> None:
     while True:
         event = await queue.get()
-        await websocket.send_json(event)
+        await websocket.send_text(event.text)
 
 
 async def _receive(

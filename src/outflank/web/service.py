@@ -1,53 +1,42 @@
 """Game logic of the web app over :class:`outflank.board.Board` and the storage.
 
 Every change to a game (a move, an undo, a redo, new AI settings) is
-validated against a board rebuilt from the stored moves, committed, then
-published to the game's listeners. AI seats move in worker threads; a move
-computed for a position that has changed meanwhile (an undo) is thrown away.
+validated against the game in memory (:class:`LiveGame`, cached by
+:class:`GameStore`), made on a copy, written through to the database (a
+few small rows), and only then published to the game's listeners. AI
+seats move on the scheduler's threads, one move at a time; a move
+computed for a position that has changed meanwhile (an undo) is thrown
+away.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hmac
 import importlib
+import json
 import logging
 import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, selectinload
-from sqlalchemy.orm.exc import StaleDataError
-
-from outflank.board import PASS, Board, Move, Rules, parse_position
+from outflank.board import Board, Move, Rules, parse_position
 from outflank.errors import OutflankError, SearchLimitError
 from outflank.web.ai import EngineUnavailableError, Thinker, describe, engine_available
 from outflank.web.analysis import AnalysisQueue, Busy, Cancel, Cancelled, TimedOut
 from outflank.web.hub import Hub
+from outflank.web.live import COLORS, LiveGame, Seat, color_name
 from outflank.web.scheduler import AIScheduler, Next
 from outflank.web.schemas import NewGame, PlayerSpec
-from outflank.web.storage import (
-    DatabaseError,
-    GameRow,
-    MoveRow,
-    SeatRow,
-    Storage,
-    new_game_id,
-    new_secret,
-)
+from outflank.web.storage import DatabaseError, Storage, new_game_id, new_secret
+from outflank.web.store import Conflict, GameStore
 
 __all__ = ["GameError", "GameService"]
 
 log = logging.getLogger("outflank.web")
 
-COLORS = ("black", "white")
-_EAGER = (selectinload(GameRow.moves), selectinload(GameRow.seats))  # 3 queries per load
 EVAL_DEPTH = 4
 _LOCK_STRIPES = 64
 _EVAL_CACHE = 20000
@@ -68,58 +57,13 @@ class GameError(Exception):
         self.retry_after = retry_after
 
 
-@dataclass
-class Replay:
-    """A game's moves replayed: the board at the cursor and per-ply details."""
+@dataclass(frozen=True)
+class _Written:
+    """What a change wrote: the plies dropped from, the plies added, the seat changed."""
 
-    board: Board
-    moves: list[dict[str, Any]]  # every stored move, cursor or not
-    turns: list[str | None]  # side to move before each ply, and after the last
-
-
-def _color_name(board: Board) -> str:
-    return "black" if board.turn.name == "BLACK" else "white"
-
-
-def _cells(board: Board) -> str:
-    return "".join(
-        "-" if (piece := board.piece_at(sq)) is None else piece.letter for sq in range(64)
-    )
-
-
-def _start_board(game: GameRow) -> Board:
-    return Board.from_obf(game.start_obf, game.rules)
-
-
-def replay(game: GameRow) -> Replay:
-    """Rebuild the board from the start position and the stored moves."""
-    board = _start_board(game)
-    moves: list[dict[str, Any]] = []
-    turns: list[str | None] = []
-    at_cursor: Board | None = board.copy() if game.cursor == 0 else None
-    for row in game.moves:
-        turns.append(_color_name(board))
-        move = Move.from_str(row.move)
-        flips = board.flips(move)
-        board.push(move)
-        moves.append(
-            {
-                "ply": row.ply,
-                "move": row.move,
-                "color": row.color,
-                "by": row.by,
-                "flips": flips,
-                "score": row.ai_score,
-                "depth": row.ai_depth,
-                "seconds": row.ai_seconds,
-            }
-        )
-        if row.ply + 1 == game.cursor:
-            at_cursor = board.copy()
-    turns.append(None if board.is_game_over() else _color_name(board))
-    if at_cursor is None:  # cannot happen with a consistent row; be safe
-        at_cursor = board
-    return Replay(at_cursor, moves, turns)
+    dropped_from: int | None = None
+    new_plies: int = 0
+    seat: str | None = None
 
 
 class GameService:
@@ -132,7 +76,7 @@ class GameService:
     ``analysis_timeout`` seconds or cancelled (:class:`AnalysisQueue`).
     ``ai_delay`` (seconds) spaces the moves of two AIs playing each other so
     that a person can watch; one client may have ``ai_games_per_client``
-    such games playing at once.
+    such games playing at once. ``cache`` games are kept in memory.
     """
 
     def __init__(
@@ -147,9 +91,11 @@ class GameService:
         analysis_limit: int = 8,
         analysis_timeout: float = 30.0,
         ai_games_per_client: int = 3,
+        cache: int = 4096,
     ) -> None:
         self.storage = storage
         self.hub = hub or Hub()
+        self.store = GameStore(storage, size=cache, verify=not storage.url.startswith("sqlite"))
         self.thinker = Thinker(time_cap=time_cap)
         self.ai_delay = ai_delay
         self.ai_games_per_client = ai_games_per_client
@@ -168,130 +114,78 @@ class GameService:
         with self._locks[zlib.crc32(game_id.encode()) % _LOCK_STRIPES]:
             yield
 
-    def _load(self, session: Session, game_id: str) -> GameRow:
-        game = session.get(GameRow, game_id, options=_EAGER) if len(game_id) <= 32 else None
+    def _game(self, game_id: str) -> LiveGame:
+        game = self.store.get(game_id) if len(game_id) <= 32 else None
         if game is None:
             raise GameError(404, f"unknown game {game_id[:40]!r}")
         return game
 
     @staticmethod
-    def _holder(game: GameRow, secret: str | None) -> str | None:
-        """The colour whose seat the secret opens, or ``None``."""
-        if not secret:
-            return None
-        for seat in game.seats:
-            if hmac.compare_digest(seat.secret.encode(), secret.encode()):
-                return seat.color
-        return None
-
-    def _require_seat(self, game: GameRow, secret: str) -> str:
-        color = self._holder(game, secret)
+    def _require_seat(game: LiveGame, secret: str) -> str:
+        color = game.holder(secret)
         if color is None:
             raise GameError(
                 403, "this link holds no seat in the game: spectators may watch but not play"
             )
         return color
 
+    def thinking(self, game_id: str) -> str | None:
+        """The colour of the AI searching in the game now, if any."""
+        entry = self._thinking.get(game_id)
+        return entry[0] if entry is not None else None
+
     # ------------------------------------------------------------ state
-    def state(self, game: GameRow, rep: Replay | None = None) -> dict[str, Any]:
+    def state(self, game: LiveGame) -> dict[str, Any]:
         """The public state of a game (no secrets) as sent to every listener."""
-        rep = rep or replay(game)
-        board = rep.board
-        black, white = board.score()
-        over = board.is_game_over()
-        players = {}
-        for seat in game.seats:
-            players[seat.color] = {
-                **seat.player,
-                "name": describe(seat.player),
-            }
-        thinking = self._thinking.get(game.id)
-        if thinking is not None and (over or thinking[0] != _color_name(board)):
-            thinking = None  # a search an undo has made stale: it is being stopped
-        active = rep.moves[: game.cursor]
-        outcome = board.outcome()
-        return {
-            "id": game.id,
-            "version": game.version,
-            "rules": game.rules,
-            "start": game.start_obf,
-            "board": _cells(board),
-            "turn": None if over else _color_name(board),
-            "legal": [str(m) for m in board.legal_moves if not m.is_pass],
-            "counts": {"black": black, "white": white},
-            "last": active[-1]["move"] if active else None,
-            "moves": rep.moves,
-            "cursor": game.cursor,
-            "redo": len(rep.moves) - game.cursor,
-            "players": players,
-            "status": "over" if over else "playing",
-            "result": None
-            if outcome is None
-            else {
-                "black": outcome.black,
-                "white": outcome.white,
-                "winner": None
-                if outcome.winner is None
-                else ("black" if outcome.winner.name == "BLACK" else "white"),
-                "score": outcome.result(),
-            },
-            "thinking": thinking[0] if thinking else None,
-            "transcript": board.transcript(),
-        }
+        return game.state(self.thinking(game.id))
 
-    def _publish_state(self, game: GameRow, rep: Replay | None = None) -> dict[str, Any]:
-        state = self.state(game, rep)
-        self.hub.publish(game.id, {"type": "state", "state": state})
-        return state
+    def state_json(self, game: LiveGame, **extra: Any) -> str:
+        """:meth:`state` as JSON (plus ``extra`` keys such as ``you``)."""
+        return game.state_json(self.thinking(game.id), **extra)
 
-    def get(self, game_id: str, secret: str | None = None) -> dict[str, Any]:
-        """A game's state plus ``you``: the colour the secret holds (or ``None``)."""
-        with self.storage.session() as session:
-            game = self._load(session, game_id)
-            state = self.state(game)
-            state["you"] = self._holder(game, secret)
-            return state
+    def _publish(self, game: LiveGame) -> str:
+        """Tell the game's listeners its new state; returns the state's JSON."""
+        text = self.state_json(game)
+        self.hub.publish_state(game.id, game.version, text)
+        return text
+
+    def get(self, game_id: str, secret: str | None = None) -> str:
+        """A game's state as JSON, plus ``you``: the colour the secret holds (or null)."""
+        return self.get_holder(game_id, secret)[0]
+
+    def get_holder(self, game_id: str, secret: str | None = None) -> tuple[str, str | None]:
+        """:meth:`get`, and the colour the secret holds apart."""
+        game = self._game(game_id)
+        you = game.holder(secret)
+        return self.state_json(game, you=you), you
 
     def version(self, game_id: str) -> int:
         """The game's current version number."""
-        with self.storage.session() as session:
-            return self._load(session, game_id).version
+        return self._game(game_id).version
 
     def list_games(self, limit: int = 20, offset: int = 0) -> list[dict[str, Any]]:
         """The most recently changed games, newest first (no secrets); ``offset``
         skips that many of the newest (the next page)."""
-        with self.storage.session() as session:
-            rows = session.scalars(
-                select(GameRow)
-                .order_by(GameRow.updated.desc(), GameRow.id)
-                .offset(offset)
-                .limit(limit)
-            ).all()
-            return [
-                {
-                    "id": row.id,
-                    "rules": row.rules,
-                    "status": row.status,
-                    "result": row.result,
-                    "plies": row.cursor,
-                    "updated": _utc(row.updated).isoformat(),
-                    "black": describe(row.seat("black").player),
-                    "white": describe(row.seat("white").player),
-                }
-                for row in rows
-            ]
+        return [
+            {
+                **row,
+                "updated": row["updated"].isoformat(),
+                "black": describe(row["black"]),
+                "white": describe(row["white"]),
+            }
+            for row in self.store.recent(limit, offset)
+        ]
 
     # ------------------------------------------------------------ changes
-    def create(self, spec: NewGame, client: str | None = None) -> dict[str, Any]:
-        """Start a game; returns ``{"game": state, "seats": {colour: secret}}``.
-
-        ``client`` (the requester's address) may have at most
-        ``ai_games_per_client`` games of AI against AI playing at once.
+    def create(self, spec: NewGame, client: str | None = None) -> str:
+        """Start a game; returns ``{"game": state, "seats": {colour: secret}}`` as JSON.
 
         ``spec.start`` may be an OBF position (the game starts there), an OBF
         position followed by moves from it (the transcript export of such a
         game), or a transcript from the initial position. Moves become the
         game's first moves, so they can be replayed and taken back.
+        ``client`` (the requester's address) may have at most
+        ``ai_games_per_client`` games of AI against AI playing at once.
         """
         players = {"black": spec.black, "white": spec.white}
         if any(p.kind == "ai" for p in players.values()) and not engine_available():
@@ -302,177 +196,147 @@ class GameService:
         except OutflankError as exc:
             raise GameError(400, f"bad start position: {exc}") from None
         root, setup = given.root(), given.move_stack
-        ai_seats = sum(p.kind == "ai" for p in players.values())
-        client = client[:64] if client else None
-        game = GameRow(
-            id=new_game_id(),
-            rules=rules.value,
-            start_obf=root.obf(),
-            cursor=0,
-            client=client,
-            ai_seats=ai_seats,
-        )
         secrets = {color: new_secret() for color in COLORS}
-        game.seats = [
-            SeatRow(color=color, secret=secrets[color], player=players[color].model_dump())
-            for color in COLORS
-        ]
-        board = root.copy()
-        self._auto_pass(game, board)
+        seats = {
+            color: Seat(color, secrets[color], players[color].model_dump()) for color in COLORS
+        }
+        client = client[:64] if client else None
+        game = LiveGame.new(new_game_id(), root, seats, client)
         for move in setup:
-            if move.is_pass and not board.must_pass():
-                continue  # already played by _auto_pass
-            game.moves.append(
-                MoveRow(ply=game.cursor, move=str(move), color=_color_name(board), by="setup")
-            )
-            board.push(move)
-            game.cursor += 1
-            self._auto_pass(game, board)
-        self._finish(game, board)
-        with self.storage.writing(), self.storage.session() as session:
-            if ai_seats == 2 and client is not None and game.status == "playing":
-                self._check_ai_games(session, client)
-            session.add(game)
-            session.commit()
-            state = self._publish_state(game)
-        self._schedule_ai(game.id, background=ai_seats == 2)
-        return {"game": state, "seats": secrets}
+            if move.is_pass and not game.tip.must_pass():
+                continue  # already played as a forced pass
+            game.push(move, "setup")
+        if game.ai_seats == 2 and client is not None and game.status == "playing":
+            self._check_ai_games(client)
+        self.store.insert(game)
+        state = self._publish(game)
+        self._schedule_ai(game.id, background=game.ai_seats == 2)
+        return '{"game":' + state + ',"seats":' + json.dumps(secrets) + "}"
 
-    def _check_ai_games(self, session: Session, client: str) -> None:
+    def _check_ai_games(self, client: str) -> None:
         """Refuse (429) one more game of AI against AI to a client that
         already has ``ai_games_per_client`` of them playing."""
-        playing = session.scalar(
-            select(func.count())
-            .select_from(GameRow)
-            .where(GameRow.client == client, GameRow.ai_seats == 2, GameRow.status == "playing")
-        )
+        playing = self.store.ai_games_of(client)
         cap = self.ai_games_per_client
-        if playing is not None and playing >= cap:
+        if playing >= cap:
             raise GameError(
                 429,
                 f"you already have {playing} games of AI against AI playing (at most {cap} "
                 "at once): wait for one to end",
             )
 
-    @staticmethod
-    def _auto_pass(game: GameRow, board: Board) -> None:
-        """Play forced passes (nobody chooses them) and record them."""
-        while board.must_pass():
-            color = _color_name(board)
-            board.push(PASS)
-            game.moves.append(MoveRow(ply=game.cursor, move="pass", color=color, by="auto"))
-            game.cursor += 1
+    def _change(
+        self, game_id: str, change: Callable[[LiveGame], _Written | None]
+    ) -> LiveGame | None:
+        """Apply ``change`` to a copy of the game, write it through, cache and
+        publish it; returns the new game (None if ``change`` returned None:
+        nothing to do). A game another process changed first is read again
+        and the change tried once more; then 409."""
+        for attempt in range(2):
+            with self._game_lock(game_id):
+                current = self._game(game_id)
+                game = current.clone()
+                written = change(game)
+                if written is None:
+                    return None
+                game.changed()
+                try:
+                    self.store.save(
+                        game,
+                        current.version,
+                        dropped_from=written.dropped_from,
+                        new_plies=written.new_plies,
+                        seat=written.seat,
+                    )
+                except Conflict:
+                    self.store.forget(game_id)
+                    if attempt:
+                        raise GameError(
+                            409, "the game changed meanwhile; reload and try again"
+                        ) from None
+                    continue
+                self._publish(game)
+                return game
+        raise AssertionError("unreachable")
 
     @staticmethod
-    def _finish(game: GameRow, board: Board) -> None:
-        game.status = "over" if board.is_game_over() else "playing"
-        game.result = board.result()
-        game.updated = datetime.now(UTC)
-
-    @staticmethod
-    def _truncate(session: Session, game: GameRow) -> None:
-        """Forget the redoable moves beyond the cursor (a new move replaces them)."""
-        if len(game.moves) > game.cursor:
-            session.execute(
-                delete(MoveRow).where(MoveRow.game_id == game.id, MoveRow.ply >= game.cursor)
-            )
-            session.expire(game, ["moves"])
-
-    def _apply(
-        self,
-        session: Session,
-        game: GameRow,
-        board: Board,
-        move: Move,
-        by: str,
-        ai: Any = None,
-    ) -> None:
-        color = _color_name(board)
-        board.push(move)  # raises IllegalMoveError, board unchanged
-        self._truncate(session, game)
-        game.moves.append(
-            MoveRow(
-                ply=game.cursor,
-                move=str(move),
-                color=color,
-                by=by,
-                ai_score=None if ai is None else ai.score,
-                ai_depth=None if ai is None else ai.depth,
-                ai_seconds=None if ai is None else round(ai.seconds, 4),
-            )
-        )
-        game.cursor += 1
-        self._auto_pass(game, board)
-        self._finish(game, board)
-
-    def _commit(self, session: Session) -> None:
+    def _play(game: LiveGame, move: Move, by: str, ai: Any = None) -> _Written:
+        """Play ``move`` at the game's cursor (dropping the redoable plies)."""
+        before = len(game.plies)
+        dropped = game.truncate()
+        kept = len(game.plies)
         try:
-            session.commit()
-        except (StaleDataError, IntegrityError):  # another process wrote this game first
-            session.rollback()
-            raise GameError(409, "the game changed meanwhile; reload and try again") from None
+            if ai is None:
+                game.push(move, by)
+            else:
+                game.push(move, by, ai.score, ai.depth, round(ai.seconds, 4))
+        except OutflankError as exc:
+            raise GameError(400, str(exc)) from None
+        del before
+        return _Written(dropped_from=dropped, new_plies=len(game.plies) - kept)
 
-    def play(self, game_id: str, secret: str, move_text: str) -> dict[str, Any]:
-        """A human move for the seat the secret holds; returns the new state."""
-        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
-            game = self._load(session, game_id)
+    def play(self, game_id: str, secret: str, move_text: str) -> str:
+        """A human move for the seat the secret holds; returns the new state (JSON)."""
+
+        def change(game: LiveGame) -> _Written:
             color = self._require_seat(game, secret)
-            rep = replay(game)
-            board = rep.board
-            if board.is_game_over():
+            if game.status == "over":
                 raise GameError(409, "the game is over")
-            to_move = _color_name(board)
+            to_move = game.turn_before(game.cursor)
             if color != to_move:
                 raise GameError(409, f"not your turn: {to_move} to move (you hold {color})")
-            if game.seat(color).player.get("kind") != "human":
+            if game.seat_kind(color) != "human":
                 raise GameError(409, f"{color} is played by the AI")
             try:
                 move = Move.from_str(move_text)
-                if move.is_pass and not board.must_pass():
-                    raise GameError(400, f"{color} cannot pass here: a move is available")
-                self._apply(session, game, board, move, "human")
             except OutflankError as exc:
                 raise GameError(400, str(exc)) from None
-            self._commit(session)
-            state = self._publish_state(game)
+            if move.is_pass and not game.position().must_pass():
+                raise GameError(400, f"{color} cannot pass here: a move is available")
+            return self._play(game, move, "human")
+
+        game = self._change(game_id, change)
+        assert game is not None
         self._stop_thinking(game_id)
         self._schedule_ai(game_id, background=game.ai_seats == 2)
-        return state
+        return self.state_json(game)
 
-    def _step_targets(self, game: GameRow, color: str) -> set[str]:
-        if game.seat(color).player.get("kind") == "human":
+    @staticmethod
+    def _step_targets(game: LiveGame, color: str) -> set[str]:
+        if game.seat_kind(color) == "human":
             return {color}
         return set(COLORS)  # a viewer of two AIs steps one ply at a time
 
-    def undo(self, game_id: str, secret: str) -> dict[str, Any]:
+    def undo(self, game_id: str, secret: str) -> str:
         """Take back moves until the holder of the secret is to move again.
 
         Between two people each takes back only their own last move, before
         the other has answered it: nobody changes the other seat's moves."""
         return self._step(game_id, secret, -1)
 
-    def redo(self, game_id: str, secret: str) -> dict[str, Any]:
+    def redo(self, game_id: str, secret: str) -> str:
         """Replay taken-back moves up to the holder's next turn (between two
         people, only the holder's own next move)."""
         return self._step(game_id, secret, +1)
 
     @staticmethod
-    def _friend_step(rep: Replay, cursor: int, color: str, direction: int) -> int:
+    def _friend_step(game: LiveGame, color: str, direction: int) -> int:
         """The new cursor of an undo/redo between two people: the holder's own
         last move taken back, or their own next move replayed (with the forced
         passes after it). A start position's moves stay."""
-        chosen = [p for p, m in enumerate(rep.moves) if m["by"] == "human"]  # not the start
+        plies, cursor = game.plies, game.cursor
+        chosen = [p for p, ply in enumerate(plies) if ply.by == "human"]  # not the start
         if direction < 0:
             before = [p for p in chosen if p < cursor]
             if not before:
                 raise GameError(409, "nothing to undo")
-            if not any(rep.turns[p] == color for p in before):
+            if not any(plies[p].color == color for p in before):
                 raise GameError(
                     409,
                     "nothing of yours to undo: the moves on the board are your friend's, "
                     "for them to take back",
                 )
-            if rep.turns[before[-1]] != color:
+            if plies[before[-1]].color != color:
                 raise GameError(
                     409,
                     "your friend has moved since your last move: only they can take their "
@@ -482,32 +346,28 @@ class GameService:
         after = [p for p in chosen if p >= cursor]
         if not after:
             raise GameError(409, "nothing to redo")
-        if rep.turns[after[0]] != color:
+        if plies[after[0]].color != color:
             raise GameError(409, "the next move to replay is your friend's")
         cursor = after[0] + 1
-        while cursor < len(rep.moves) and rep.moves[cursor]["by"] == "auto":
+        while cursor < len(plies) and plies[cursor].by == "auto":
             cursor += 1
         return cursor
 
-    def _step(self, game_id: str, secret: str, direction: int) -> dict[str, Any]:
-        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
-            game = self._load(session, game_id)
+    def _step(self, game_id: str, secret: str, direction: int) -> str:
+        def change(game: LiveGame) -> _Written:
             color = self._require_seat(game, secret)
-            rep = replay(game)
             targets = self._step_targets(game, color)
-            total = len(rep.moves)
-            friends = all(s.player.get("kind") == "human" for s in game.seats)
+            plies = game.plies
+            total = len(plies)
 
             def stop_at(ply: int) -> bool:
                 # a position where the holder chooses a move (not a forced pass)
-                return ply == total or (
-                    rep.turns[ply] in targets and rep.moves[ply]["by"] != "auto"
-                )
+                return ply == total or (plies[ply].color in targets and plies[ply].by != "auto")
 
-            if friends:
-                cursor = self._friend_step(rep, game.cursor, color, direction)
+            if all(game.seat_kind(c) == "human" for c in COLORS):
+                cursor = self._friend_step(game, color, direction)
             elif direction < 0:
-                start = sum(1 for m in rep.moves if m["by"] == "setup")  # the start stays
+                start = sum(1 for p in plies if p.by == "setup")  # the start stays
                 found = [p for p in range(start, game.cursor) if stop_at(p)]
                 if not found:
                     raise GameError(409, "nothing to undo")
@@ -517,38 +377,38 @@ class GameService:
                     raise GameError(409, "nothing to redo")
                 cursor = next(p for p in range(game.cursor + 1, total + 1) if stop_at(p))
             game.cursor = cursor
-            rep = replay(game)
-            self._finish(game, rep.board)
-            self._commit(session)
-            state = self._publish_state(game, rep)
+            game.finish()
+            return _Written()
+
+        game = self._change(game_id, change)
+        assert game is not None
         self._stop_thinking(game_id)
         self._schedule_ai(game_id, background=game.ai_seats == 2)
-        return state
+        return self.state_json(game)
 
-    def update_player(
-        self, game_id: str, secret: str, color: str, player: PlayerSpec
-    ) -> dict[str, Any]:
+    def update_player(self, game_id: str, secret: str, color: str, player: PlayerSpec) -> str:
         """Change an AI seat's settings mid-game (seed 004's sliders, the level)."""
         if color not in COLORS:
             raise GameError(404, f"no seat {color!r}: expected black or white")
-        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
-            game = self._load(session, game_id)
+
+        def change(game: LiveGame) -> _Written:
             self._require_seat(game, secret)
-            seat = game.seat(color)
+            seat = game.seats[color]
             if seat.player.get("kind") != "ai" or player.kind != "ai":
                 raise GameError(409, "only an AI seat's settings can change during a game")
-            seat.player = player.model_dump()
-            game.updated = datetime.now(UTC)  # touches the game row: its version moves on
-            self._commit(session)
-            state = self._publish_state(game)
+            game.seats[color] = Seat(color, seat.secret, player.model_dump())
+            return _Written(seat=color)
+
+        game = self._change(game_id, change)
+        assert game is not None
         self._stop_thinking(game_id)  # a search with the old settings is thrown away
         self._schedule_ai(game_id, background=game.ai_seats == 2)
-        return state
+        return self.state_json(game)
 
     # ------------------------------------------------------------ AI seats
     def _stop_thinking(self, game_id: str) -> None:
         entry = self._thinking.get(game_id)
-        if entry is not None:
+        if entry is not None and entry[1] is not None:
             with contextlib.suppress(Exception):
                 entry[1].stop()
 
@@ -569,20 +429,16 @@ class GameService:
             return None
 
     def _ai_move(self, game_id: str) -> Next | None:
-        with self.storage.session() as session:
-            game = session.get(GameRow, game_id, options=_EAGER)
-            if game is None:
-                return None
-            rep = replay(game)
-            board = rep.board
-            if board.is_game_over():
-                return None
-            color = _color_name(board)
-            player = dict(game.seat(color).player)
-            if player.get("kind") != "ai":
-                return None
-            version = game.version
-            both_ai = all(s.player.get("kind") == "ai" for s in game.seats)
+        game = self.store.get(game_id)
+        if game is None:
+            return None
+        color = game.ai_to_move()
+        if color is None:
+            return None
+        player = dict(game.seats[color].player)
+        version = game.version
+        both_ai = game.seat_kind("black") == game.seat_kind("white") == "ai"
+        board = game.position()
 
         def register(engine: Any) -> None:
             self._thinking[game_id] = (color, engine)
@@ -598,44 +454,42 @@ class GameService:
             self._thinking.pop(game_id, None)
         if self._closed:  # stopped by close(): a cut-short search is no move; resume() redoes it
             return None
-        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
-            game = self._load(session, game_id)
+        stale = False
+
+        def change(game: LiveGame) -> _Written | None:
+            nonlocal stale
             if game.version != version:
-                return Next(both_ai)  # changed under us (undo, new settings): think again
-            rep = replay(game)
-            board = rep.board
-            self._apply(session, game, board, choice.move, "ai", choice)
-            try:
-                self._commit(session)
-            except GameError:
-                return Next(both_ai)
-            self._publish_state(game)
-            if board.is_game_over() or game.seat(_color_name(board)).player.get("kind") != "ai":
+                stale = True  # changed under us (undo, new settings): think again
                 return None
+            return self._play(game, choice.move, "ai", choice)
+
+        try:
+            moved = self._change(game_id, change)
+        except GameError as exc:
+            if exc.status != 409:
+                raise
+            return Next(both_ai)
+        if moved is None:
+            return Next(both_ai) if stale else None
+        if moved.ai_to_move() is None:
+            return None
         # the AI is to move again: after a pause when two AIs play (for a person to follow)
         return Next(both_ai, self.ai_delay if both_ai else 0.0)
 
     def resume(self) -> int:
         """After a restart: let the AI move in every game waiting for it."""
-        with self.storage.session() as session:
-            rows = session.execute(
-                select(GameRow.id, GameRow.ai_seats).where(GameRow.status == "playing")
-            ).all()
-        for game_id, ai_seats in rows:
+        playing = self.store.playing()
+        for game_id, ai_seats in playing:
             self._schedule_ai(game_id, background=ai_seats == 2)
-        return len(rows)
+        return len(playing)
 
     # ------------------------------------------------------------ analysis
     def _board_at(self, game_id: str, ply: int | None) -> Board:
-        with self.storage.session() as session:
-            game = self._load(session, game_id)
-            cursor = game.cursor if ply is None else ply
-            if not 0 <= cursor <= len(game.moves):
-                raise GameError(400, f"ply must be in 0..{len(game.moves)}, not {cursor}")
-            board = _start_board(game)
-            for row in game.moves[:cursor]:
-                board.push(Move.from_str(row.move))
-            return board
+        game = self._game(game_id)
+        cursor = game.cursor if ply is None else ply
+        if not 0 <= cursor <= len(game.plies):
+            raise GameError(400, f"ply must be in 0..{len(game.plies)}, not {cursor}")
+        return game.position(cursor)
 
     def _run_analysis(self, job: Callable[[Cancel], Any]) -> Any:
         """Run ``job(cancel)`` on the analysis queue: 503 with Retry-After when
@@ -669,19 +523,14 @@ class GameService:
         if board.is_game_over():
             raise GameError(409, "the game is over: no moves to score")
         if not board.moves_bitboard():
-            return {"turn": _color_name(board), "moves": [{"move": "pass", "score": None}]}
+            return {"turn": color_name(board), "moves": [{"move": "pass", "score": None}]}
         scores = self._run_analysis(lambda cancel: self.thinker.analyze(board, depth, 1.0, cancel))
-        return {"turn": _color_name(board), "moves": scores}
+        return {"turn": color_name(board), "moves": scores}
 
     def evaluations(self, game_id: str) -> dict[str, Any]:
         """A score from black's view for every position up to the cursor."""
-        with self.storage.session() as session:
-            game = self._load(session, game_id)
-            board = _start_board(game)
-            boards = [board.copy(stack=False)]
-            for row in game.moves[: game.cursor]:
-                board.push(Move.from_str(row.move))
-                boards.append(board.copy(stack=False))
+        game = self._game(game_id)
+        boards = [game.position(ply) for ply in range(game.cursor + 1)]
 
         def work(cancel: Cancel) -> list[float]:
             values = []
@@ -740,13 +589,11 @@ class GameService:
     # ------------------------------------------------------------ export
     def transcript(self, game_id: str) -> str:
         """The moves as a transcript (``f5d6c3...``), prefixed by a non-standard start."""
-        with self.storage.session() as session:
-            game = self._load(session, game_id)
-            rep = replay(game)
-            text = rep.board.transcript()
-            if game.start_obf != Board().obf():
-                return f"{game.start_obf}\n{text}\n"
-            return text + "\n"
+        game = self._game(game_id)
+        text = game.board().transcript()
+        if game.start_obf != Board().obf():
+            return f"{game.start_obf}\n{text}\n"
+        return text + "\n"
 
     def ggf(self, game_id: str) -> str:
         """The game as a GGF record (through :mod:`outflank.ggf`)."""
@@ -754,17 +601,14 @@ class GameService:
             ggf = importlib.import_module("outflank.ggf")
         except ImportError:
             raise GameError(503, "GGF export needs outflank.ggf, which this build lacks") from None
-        with self.storage.session() as session:
-            game = self._load(session, game_id)
-            rep = replay(game)
-            names = {seat.color: describe(seat.player) for seat in game.seats}
-            started = _utc(game.created)
+        game = self._game(game_id)
+        names = {color: describe(seat.player) for color, seat in game.seats.items()}
         record = ggf.GameRecord.from_board(
-            rep.board,
+            game.board(),
             black=names["black"],
             white=names["white"],
             place="outflank web",
-            date=started.strftime("%Y-%m-%d %H:%M:%S GMT"),
+            date=game.created.strftime("%Y-%m-%d %H:%M:%S GMT"),
         )
         return record.to_ggf()
 
@@ -785,8 +629,3 @@ def _tree_size(node: dict[str, Any]) -> int:
         size += 1
         stack.extend(item.get("children", ()))
     return size
-
-
-def _utc(moment: datetime) -> datetime:
-    """A stored time in UTC (SQLite keeps no zone, so a naive one is UTC)."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
