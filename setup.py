@@ -22,12 +22,15 @@ from setuptools.command.build_ext import build_ext
 # -fvisibility=hidden: only the module's init function is exported, so calls
 # between the core's own files are direct rather than through the PLT (and
 # the compiler may inline them): 4 % less CPU time on FFO #41-#49.
-cflags = ["-std=c11", "-O3", "-Wall", "-Wextra", "-Wno-unused-function", "-fvisibility=hidden"]
+# -pthread: a search may run on several threads (_core/parallel.c).
+cflags = [
+    "-std=c11", "-O3", "-Wall", "-Wextra", "-Wno-unused-function", "-fvisibility=hidden", "-pthread",
+]
 x86_64 = platform.machine().lower() in {"x86_64", "amd64"}
 if x86_64:
     cflags.append("-mpopcnt")
 cflags += shlex.split(os.environ.get("OUTFLANK_CFLAGS", ""))
-ldflags = shlex.split(os.environ.get("OUTFLANK_LDFLAGS", ""))
+ldflags = ["-pthread", *shlex.split(os.environ.get("OUTFLANK_LDFLAGS", ""))]
 
 
 def core(name: str, extra: list[str]) -> Extension:

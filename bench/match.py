@@ -16,7 +16,11 @@ Openings: the distinct positions (up to the 8 board symmetries) reached after
 --plies moves from the start, in a fixed pseudo-random order; each opening is
 played twice, once with each engine as black, so an unbalanced opening favours
 nobody (6 plies give 1,773 distinct openings; beyond that they repeat).
-Games run in --workers processes. The table reports A's results. Ctrl-C
+Games run in --workers processes; each engine search runs on the cores
+divided by --workers (at least 1; a spec's threads= wins, e.g.
+default:time=0.2,threads=2). The table reports A's results. --skip N
+leaves out the first N openings (a long match in chunks: --games 40 --skip 0,
+then --skip 20, ...; each chunk's table, summed, is the whole match's). Ctrl-C
 (SIGINT) or SIGTERM ends a long match early and still prints the table of
 the games finished so far, marked as interrupted.
 """
@@ -42,6 +46,7 @@ except ImportError:  # running from a source checkout without PYTHONPATH
 
 from outflank.board import BLACK, PASS, Board, Move
 from outflank.errors import OutflankError
+from outflank.threads import share
 
 LIMIT_KEYS = {"depth": int, "time": float, "nodes": int}
 DEFAULT_TT_MB = 16  # per engine; two engines per worker
@@ -104,13 +109,14 @@ def parse_spec(text: str) -> Spec:
     return Spec(text, kind, name, limits, params)
 
 
-def make_engine(spec: Spec):
-    """The Engine a spec describes."""
+def make_engine(spec: Spec, threads: int | None = None):
+    """The Engine a spec describes; ``threads`` per search unless the spec
+    says (``threads=``)."""
     from outflank.engine import Engine
 
     # the limits become the engine's own, so its other settings (a level's
     # exact endgame, random=) apply as they do in play
-    params = {"tt_mb": DEFAULT_TT_MB, **spec.params, **spec.limits}
+    params = {"tt_mb": DEFAULT_TT_MB, "threads": threads, **spec.params, **spec.limits}
     if spec.kind == "level":
         return Engine.level(int(spec.name), **params)
     if spec.kind == "preset":
@@ -174,12 +180,12 @@ _ENGINES: dict[str, object] = {}
 _SPECS: dict[str, Spec] = {}
 
 
-def _init_worker(spec_a: str, spec_b: str) -> None:
+def _init_worker(spec_a: str, spec_b: str, threads: int | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # and terminate() ends the workers
     for key, text in (("a", spec_a), ("b", spec_b)):
         _SPECS[key] = parse_spec(text)
-        _ENGINES[key] = make_engine(_SPECS[key])
+        _ENGINES[key] = make_engine(_SPECS[key], threads)
 
 
 def _choose(key: str, board: Board) -> Move:
@@ -303,7 +309,7 @@ def table(spec_a: str, spec_b: str, res: Result, seconds: float) -> str:
 
 
 def run_match(
-    spec_a: str, spec_b: str, games: int, plies: int, workers: int, quiet: bool
+    spec_a: str, spec_b: str, games: int, plies: int, workers: int, quiet: bool, skip: int = 0
 ) -> Result:
     """Play the match and return A's results."""
     if games < 2 or games % 2:
@@ -315,7 +321,9 @@ def run_match(
             make_engine(parse_spec(text))  # forever respawned by the pool
         except (TypeError, ValueError) as exc:  # OutflankError is a ValueError
             raise OutflankError(f"player {text!r}: {exc}") from None
-    lines = openings(plies, games // 2)
+    if skip < 0:
+        raise OutflankError("--skip must be >= 0")
+    lines = openings(plies, skip + games // 2)[skip:]
     jobs = [(i, lines[i // 2], i % 2 == 0) for i in range(games)]
     res = Result()
     start = time.perf_counter()
@@ -323,7 +331,11 @@ def run_match(
     # while it held one of Pool's queue locks left Pool.terminate() waiting
     # for that lock forever; the executor notices a dead worker and fails
     # the games it had (BrokenProcessPool).
-    pool = ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(spec_a, spec_b))
+    # the games played at once share the cores (a spec's threads= wins)
+    threads = share(workers)
+    pool = ProcessPoolExecutor(
+        workers, initializer=_init_worker, initargs=(spec_a, spec_b, threads)
+    )
     pending = iter(jobs)
     running: set[Future] = set()
     try:
@@ -374,11 +386,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plies", type=int, default=6, help="opening length in plies")
     ap.add_argument("--workers", type=int, default=2, help="worker processes")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
+    ap.add_argument("--skip", type=int, default=0, help="leave out the first N openings")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)  # like Ctrl-C: stop, print what was played
     signal.signal(signal.SIGINT, _interrupt)  # even where a background job ignores it
     try:
-        res = run_match(args.a, args.b, args.games, args.plies, args.workers, args.quiet)
+        res = run_match(args.a, args.b, args.games, args.plies, args.workers, args.quiet, args.skip)
     except OutflankError as exc:
         print(f"match.py: error: {exc}", file=sys.stderr)
         return 2

@@ -11,7 +11,7 @@ evaluator's depth-4 choice, with a random move 15 % of the time, and stops
 at the given number of empties (games that end or pass into nothing first
 are dropped). Of the positions made, every `--every`-th is written, `--count`
 in all. The same arguments always give the same file; the defaults are the
-30 positions of 24 empties in docs/benchmarks.md ("Twentieth session").
+30 positions of 24 empties in docs/benchmarks.md ("Self-play endgames").
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def main() -> int:
         parser.error("--count and --every must be at least 1")
 
     rng = random.Random(args.seed)
-    engine = Engine(depth=4)
+    engine = Engine(depth=4, threads=1)  # one thread: the same moves every time
     made = 0
     written = 0
     while written < args.count:

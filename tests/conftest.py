@@ -1,4 +1,4 @@
-"""Shared fixtures: paths to the reference data in ../shared."""
+"""Shared fixtures: the test data under tests/data and the CLI environment."""
 
 from __future__ import annotations
 
@@ -12,22 +12,22 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("OUTFLANK_SHARED", ROOT.parent / "shared"))
+DATA = Path(__file__).resolve().parent / "data"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def shared_path(*parts: str) -> Path:
-    path = SHARED.joinpath(*parts)
+def data_path(*parts: str) -> Path:
+    """A file or folder under tests/data; the test fails (never skips) when
+    it is missing, so a clone without its data cannot pass quietly."""
+    path = DATA.joinpath(*parts)
     if not path.exists():
-        if os.environ.get("CI"):  # CI always has shared/ beside the checkout
-            pytest.fail(f"reference data not found: {path}")
-        pytest.skip(f"reference data not found: {path}")
+        pytest.fail(f"test data not found: {path}")
     return path
 
 
 @pytest.fixture
 def ffo_dir() -> Path:
-    return shared_path("data", "ffo")
+    return data_path("ffo")
 
 
 def cli_env() -> dict[str, str]:

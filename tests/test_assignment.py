@@ -10,12 +10,22 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, cli_env
+from conftest import DATA, cli_env, data_path
 from outflank.assignment import format_value, parse_task, run_task, solve
 from outflank.board import BLACK, WHITE, Board
 from outflank.errors import OutflankError
 
-EXAMPLES = sorted(p.parent for p in (SHARED / "data" / "alphabeta").glob("*/input.txt"))
+
+def reference_cases() -> list[tuple[str, str]]:
+    """(folder, order) for every case in tests/data/alphabeta/orders.txt; a
+    missing list gives one case that fails on its missing data."""
+    listing = DATA / "alphabeta" / "orders.txt"
+    if not listing.exists():
+        return [("orders.txt", "update-first")]
+    return [tuple(line.split()) for line in listing.read_text().splitlines() if line.strip()]
+
+
+CASES = reference_cases()
 
 SEED_INPUT = """X
 2
@@ -41,16 +51,66 @@ def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.skipif(not EXAMPLES, reason="no reference data in ../shared/data/alphabeta")
-@pytest.mark.parametrize("example", EXAMPLES, ids=[p.name for p in EXAMPLES])
-def test_reference_examples_byte_for_byte(example: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("case", "order"), CASES, ids=[case for case, _ in CASES])
+def test_reference_examples_byte_for_byte(case: str, order: str, tmp_path: Path) -> None:
+    """Every published case in the order its README names, and the seed's
+    example (update-first) also by default."""
     output = tmp_path / "output.txt"
-    run_task(example / "input.txt", output)
-    assert output.read_bytes() == (example / "expected_output.txt").read_bytes()
+    run_task(data_path("alphabeta", case, "input.txt"), output, order=order)  # type: ignore[arg-type]
+    assert output.read_bytes() == data_path("alphabeta", case, "expected_output.txt").read_bytes()
+    if order == "update-first":
+        default = run_task(data_path("alphabeta", case, "input.txt"), None)
+        assert default.encode() == output.read_bytes()
+
+
+def test_official_case_through_the_cli_with_test_first(tmp_path: Path) -> None:
+    case = data_path("alphabeta", "official-spring2017-3")
+    (tmp_path / "input.txt").write_bytes((case / "input.txt").read_bytes())
+    done = run_cli("alphabeta", "--order", "test-first", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "output.txt").read_bytes() == (case / "expected_output.txt").read_bytes()
+    # The default order logs the same search with the updated window at cut-offs.
+    done = run_cli("alphabeta", "input.txt", "-", cwd=tmp_path)
+    expected = (case / "expected_output.txt").read_text().splitlines()
+    ours = done.stdout.splitlines()
+    differ = [(a, b) for a, b in zip(ours, expected, strict=True) if a != b]
+    assert differ and all(a.split(",")[:3] == b.split(",")[:3] for a, b in differ)
+
+
+def test_order_with_another_algorithm_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "input.txt").write_text(SEED_INPUT)
+    done = run_cli("alphabeta", "--minimax", "--order", "test-first", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "the log order applies to alpha-beta only, not to minimax" in done.stderr
+    done = run_cli("alphabeta", "--order", "sideways", cwd=tmp_path)
+    assert done.returncode == 2 and "invalid choice: 'sideways'" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["input.txt"]
+    with pytest.raises(OutflankError, match="unknown log order"):
+        run_task(tmp_path / "input.txt", None, order="sideways")  # type: ignore[arg-type]
+
+
+def test_last_line_break_follows_the_input(tmp_path: Path) -> None:
+    """The official samples end both files without a line break, the seed's
+    example both with one: the output's last line ends as the input's does."""
+    (tmp_path / "with.txt").write_text(SEED_INPUT)
+    (tmp_path / "without.txt").write_text(SEED_INPUT.rstrip("\n"))
+    (tmp_path / "crlf.txt").write_bytes(SEED_INPUT.replace("\n", "\r\n").encode())
+    with_break = run_task(tmp_path / "with.txt", None)
+    assert with_break.endswith("root,0,-3,-3,Infinity\n")
+    assert run_task(tmp_path / "without.txt", None) == with_break[:-1]
+    assert run_task(tmp_path / "crlf.txt", None) == with_break
+    board_only = run_task(tmp_path / "without.txt", None, "greedy")
+    assert board_only.count("\n") == 7 and not board_only.endswith("\n")
+
+
+def test_every_reference_case_has_an_order() -> None:
+    folders = sorted(p.parent.name for p in data_path("alphabeta").glob("*/input.txt"))
+    assert folders and folders == sorted(case for case, _ in CASES)
+    assert {order for _, order in CASES} == {"update-first", "test-first"}
 
 
 def test_seed_example_embedded_byte_for_byte(tmp_path: Path) -> None:
-    """The seed's example, kept here too so it runs without ../shared."""
+    """The seed's example, also written out here, next to its traverse log."""
     from test_classic import SEED_LOG
 
     (tmp_path / "input.txt").write_text(SEED_INPUT)

@@ -120,7 +120,7 @@ def test_files_that_are_not_text_are_clean_errors(tmp_path: Path) -> None:
 
 
 def test_analyze_streams_depths_then_every_move() -> None:
-    proc = run("analyze", "f5d6c3", "--depth", "4")
+    proc = run("analyze", "f5d6c3", "--depth", "4", "--no-book")  # a search, not the book
     assert proc.returncode == 0, proc.stderr
     depth_lines = [line for line in proc.stdout.splitlines() if line.startswith("depth")]
     assert [int(line.split()[1]) for line in depth_lines] == [1, 2, 3, 4]
@@ -133,7 +133,7 @@ def test_analyze_streams_depths_then_every_move() -> None:
 def test_analyze_with_time_scores_the_moves_within_it_too() -> None:
     """--time once bounded only the search: scoring every move to its depth
     then ran unbounded (12.7 s for --time 3). The moves line says its depth."""
-    proc = run("analyze", "f5d6c3d3c4f4", "--time", "0.3")
+    proc = run("analyze", "f5d6c3d3c4f4", "--time", "0.3", "--no-book")
     assert proc.returncode == 0, proc.stderr
     moves = proc.stdout.splitlines()[-1]
     best = next(line for line in proc.stdout.splitlines() if line.startswith("best"))
@@ -158,9 +158,21 @@ def test_analyze_bad_input() -> None:
 
 
 def test_analyse_is_analyze() -> None:
-    proc = run("analyse", "start", "--depth", "2")
+    proc = run("analyse", "start", "--depth", "2", "--no-book")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1].startswith("moves (depth 2):")
+
+
+def test_analyze_answers_a_book_position_from_the_book() -> None:
+    proc = run("analyze", "f5d6c3d3c4")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "opening: Tiger" in lines
+    assert not any(line.startswith("depth") for line in lines)  # no search
+    best = next(line for line in lines if line.startswith("best"))
+    assert "(book, searched to depth" in best and "book line" in best
+    assert lines[-1].startswith("moves (book):")
+    assert {"f4", "b3", "f3"} <= set(lines[-1].split())
 
 
 @pytest.mark.parametrize("command", ["solve", "analyze"])

@@ -144,7 +144,7 @@ def test_a_solve_searches_the_same_tree(
         "from outflank.engine import Engine\n"
         "from outflank.obf import read_obf_file\n"
         f"for e in read_obf_file({str(ffo)!r})[:3]:\n"
-        "    r = Engine(tt_mb=16).solve(e.board)\n"
+        "    r = Engine(tt_mb=16, threads=1).solve(e.board)\n"
         "    print(r.score, r.best_move, r.nodes)\n"
     )
     generic = _run_child(script, OUTFLANK_NO_AVX2="1")
@@ -181,7 +181,7 @@ def test_a_selective_midgame_search_is_the_same_tree(
         "from outflank.board import Board\n"
         "from outflank.engine import Engine\n"
         "b = Board.from_transcript('f5d6c3d3c4f4f6f3e6e7f7c5')\n"
-        "r = Engine(tt_mb=16, selective=1.5).search(b, depth=9)\n"
+        "r = Engine(tt_mb=16, selective=1.5, threads=1).search(b, depth=9)\n"
         "print(r.score, r.best_move, r.nodes)\n"
     )
     assert _run_child(script, OUTFLANK_NO_AVX2="1") == _run_child(script, **env)

@@ -65,7 +65,7 @@ def test_ffo_20_39_exact_scores(ffo_dir: Path) -> None:
 # (a parity, a key or a table slip) changes the count while every score
 # stays right. A change of the order itself (or of the `default`
 # evaluation's weights, which order the deeper nodes) updates it, with a
-# note in docs/benchmarks.md.
+# note in docs/benchmarks.md ("Exact endgame: FFO #40-#59").
 FFO_1_19_SOLVER_NODES = 1_433_138
 # FFO #20-#39 (6-26 empties) also pins the deeper nodes' ordering searches
 # (from 17 empties), whose nodes are counted too.
@@ -78,7 +78,7 @@ FFO_20_39_SOLVER_NODES = 97_078_586
 )
 def test_solver_tree_is_pinned(ffo_dir: Path, name: str, expected: int) -> None:
     entries = read_obf_file(ffo_dir / name)
-    nodes = [Engine(tt_mb=16).solve(entry.board).nodes for entry in entries]
+    nodes = [Engine(tt_mb=16, threads=1).solve(entry.board).nodes for entry in entries]
     assert sum(nodes) == expected, nodes
 
 
@@ -173,7 +173,7 @@ def test_clear_forgets_every_table_of_the_solver(ffo_dir: Path) -> None:
     repeats node for node, while one that keeps them needs fewer nodes."""
     entry = read_obf_file(ffo_dir / "fforum-20-39.obf")[23 - 20]
     assert entry.board.empties == 18
-    engine = Engine(tt_mb=16)
+    engine = Engine(tt_mb=16, threads=1)  # one thread: the same tree each time
     first = engine.solve(entry.board)
     warm = engine.solve(entry.board)
     engine.clear()
@@ -462,8 +462,8 @@ def test_selective_search_cuts_nodes_and_stays_close() -> None:
 def test_selective_applies_to_the_default_evaluator_only() -> None:
     board = random_position(7, 30)
     for evaluator in ("weights", "heuristic"):
-        plain = Engine(evaluator).search(board, depth=6)
-        selective = Engine(evaluator, selective=1.0).search(board, depth=6)
+        plain = Engine(evaluator, threads=1).search(board, depth=6)
+        selective = Engine(evaluator, selective=1.0, threads=1).search(board, depth=6)
         assert (selective.score, selective.nodes) == (plain.score, plain.nodes)
 
 

@@ -35,7 +35,7 @@ def test_outline_of_the_seed_example() -> None:
     # only a bound is known of c4, and the note says why the search stopped
     assert lines[5].split() == [
         "c4", "MIN", "O", "[-3,", "+inf]", "<=", "-3",
-        "cut-off", "(-3", "<=", "alpha", "-3):", "2", "pruned",
+        "cut-off", "(-3", "<=", "alpha", "-3):", "2", "pruned,", "logged", "[-3,", "-3]",
     ]  # fmt: skip
     assert lines[9].split()[:7] == ["f5", "MIN", "O", "[-3,", "+inf]", "=", "-3"]
     assert lines[7].split() == ["e3", "pruned"] and lines[8].split() == ["c5", "pruned"]
@@ -43,6 +43,33 @@ def test_outline_of_the_seed_example() -> None:
     assert len(lines) == 17  # root, 4 replies, 12 grandchildren (2 of them pruned)
     assert report.minimax_nodes == 17 and report.alphabeta_nodes == 15 and report.cutoffs == 1
     assert "minimax 17, alpha-beta 15 (2 fewer, 11.8% saved; 1 cut-off)" in report.render()
+
+
+def test_test_first_order_logs_the_old_window_at_the_cut_off() -> None:
+    """Only the cut-off's logged window changes: c4 is logged as [-3, +inf]."""
+    update, test = explain(Board(), 2), explain(Board(), 2, order="test-first")
+    differ = [
+        (u, t)
+        for u, t in zip(update.outline().splitlines(), test.outline().splitlines(), strict=True)
+        if u != t
+    ]
+    assert [t.split()[-3:] for _, t in differ] == [["logged", "[-3,", "+inf]"]]
+    assert [u.split()[-3:] for u, _ in differ] == [["logged", "[-3,", "-3]"]]
+    assert "log order update-first (seed 002's example)" in update.render()
+    assert "log order test-first (AIMA figure 5.7)" in test.render()
+    assert test.to_dict()["order"] == "test-first"
+    assert "log order" not in explain(Board(), 2, "minimax").render()
+    with pytest.raises(OutflankError, match="unknown log order"):
+        explain(Board(), 2, order="aima")  # type: ignore[arg-type]
+
+
+def test_cli_order() -> None:
+    done = run_cli("start", "--depth", "2", "--order", "test-first")
+    assert done.returncode == 0, done.stderr
+    assert "logged [-3, +inf]" in done.stdout and "log order test-first" in done.stdout
+    data = json.loads(run_cli("start", "--depth", "2", "--order", "test-first", "--json").stdout)
+    assert data["order"] == "test-first"
+    assert ["c4", 1, -3, -3, "Infinity"] in [list(entry.values()) for entry in data["log"]]
 
 
 def test_minimax_outline_has_no_window() -> None:
@@ -120,6 +147,8 @@ def test_cli_json_is_the_trace() -> None:
         (["f5z9", "--depth", "2"], "transcript move 2"),
         (["start", "--depth", "9"], "--depth must be in 0..8"),
         (["start", "--show", "0"], "--show must be at least 1"),
+        (["start", "--algorithm", "minimax", "--order", "test-first"], "--order applies to"),
+        (["start", "--order", "aima"], "invalid choice: 'aima'"),
     ],
 )
 def test_cli_errors(args: list[str], message: str) -> None:

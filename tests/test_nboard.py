@@ -85,7 +85,8 @@ def test_scripted_gui_plays_a_whole_game_with_hints(argv: list[str], name: str) 
         said = engine.until(lambda s: s.startswith("status") and s.endswith("waiting"))
         engine.send(f"ping {ping}")
         said += engine.until(lambda s, p=ping: s == f"pong {p}")
-        searches = [s.split() for s in said if s.startswith("search ")]
+        # in the opening book the lines say "book" (NBoard shows them as such)
+        searches = [s.split() for s in said if s.startswith(("search ", "book "))]
         assert searches, said
         for words in searches:
             assert Move.from_str(words[1][:2]) in board.legal_moves
@@ -105,6 +106,45 @@ def test_scripted_gui_plays_a_whole_game_with_hints(argv: list[str], name: str) 
         engine.send(f"move {str(answer.move) if not answer.move.is_pass else 'PA'}/0.5/1.0")
     engine.send("learn")
     engine.until(lambda s: s == "learned")
+    assert engine.close() == 0
+
+
+def test_book_lines_in_the_opening_and_search_lines_after_it() -> None:
+    engine = Engine(ENGINE)
+    engine.send("nboard 2")
+    engine.send(f"set game {GameRecord.from_board(Board.from_transcript('f5d6c3')).to_ggf()}")
+    engine.send("hint 2")
+    said = engine.until(lambda s: s.startswith("status") and s.endswith("waiting"))
+    books = [s.split() for s in said if s.startswith("book ")]
+    assert len(books) == 2 and books[0][1].startswith("D3")  # the Tiger's d3 first
+    assert not any(s.startswith("search ") for s in said)
+    assert all(int(words[4]) >= 8 for words in books)  # the book's depth
+    engine.send("go")
+    said = engine.until(lambda s: s.startswith("status") and s.endswith("waiting"))
+    answers = [s for s in said if s.startswith("===")]
+    assert [parse_engine_move(a).move for a in answers] == [Move.from_str("d3")]
+    out_of_book = Board()
+    for _ in range(30):  # deeper than any book line
+        out_of_book.push(out_of_book.legal_moves[0])
+    engine.send(f"set game {GameRecord.from_board(out_of_book).to_ggf()}")
+    engine.send("set depth 4")
+    engine.send("hint 1")
+    said = engine.until(lambda s: s.startswith("status") and s.endswith("waiting"))
+    assert any(s.startswith("search ") for s in said) and not any(
+        s.startswith("book ") for s in said
+    )
+    assert engine.close() == 0
+
+
+def test_no_book_searches_from_the_start() -> None:
+    engine = Engine([*ENGINE, "--no-book"])
+    engine.send("nboard 2")
+    engine.send("set depth 3")
+    engine.send("hint 1")
+    said = engine.until(lambda s: s.startswith("status") and s.endswith("waiting"))
+    assert any(s.startswith("search ") for s in said) and not any(
+        s.startswith("book ") for s in said
+    )
     assert engine.close() == 0
 
 

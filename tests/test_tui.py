@@ -133,3 +133,12 @@ def test_hints_are_shown_before_each_move_when_asked() -> None:
 def test_level_zero_is_refused_not_read_as_the_default() -> None:
     proc = play("quit\n", "--level", "0")
     assert proc.returncode == 2 and "--level must be in 1..20, not 0" in proc.stderr
+
+
+def test_the_opening_is_named_and_hints_come_from_the_book() -> None:
+    proc = play("hint\nf5\nd6\nc3\nd3\nc4\nquit\n", "--white", "human")
+    out = proc.stdout
+    assert proc.returncode == 0, proc.stderr
+    assert "discs (opening book)" in out.split("> f5")[0]  # the first hint
+    assert out.count("opening: Perpendicular") == 1  # once, as the game enters it
+    assert out.index("opening: Perpendicular") < out.index("opening: Tiger")

@@ -11,7 +11,14 @@ then 8 rows of 8 cells (``*`` empty, ``X``, ``O``), row 1 first::
 The output: the board after the chosen move (unchanged if the player passes,
 or if the depth is 0), then the traverse log ``Node,Depth,Value,Alpha,Beta``
 with one line per step of the search (see :mod:`outflank.classic`), values
-written as integers or ``Infinity``/``-Infinity``. Lines end with LF.
+written as integers or ``Infinity``/``-Infinity``. Lines end with LF; the
+last one only if the input's last line does (the exercise's official samples
+end both files without a line break, seed 002's example ends both with one).
+
+The log's order: ``update-first`` (the default) logs as seed 002's example
+does, ``test-first`` as AIMA figure 5.7 and the exercise's official samples
+do (a node that cuts off is logged with its old alpha and beta; see
+:mod:`outflank.classic`).
 
 Variants: ``minimax`` writes the 3-column log ``Node,Depth,Value``; ``greedy``
 writes the board only (one move deep, positional weights).
@@ -29,11 +36,29 @@ from pathlib import Path
 from typing import Final
 
 from outflank.board import BLACK, PASS, WHITE, Board, Color
-from outflank.classic import SearchTrace, TraceEntry, alphabeta, greedy, minimax
+from outflank.classic import (
+    ORDERS,
+    LogOrder,
+    SearchTrace,
+    TraceEntry,
+    alphabeta,
+    check_order,
+    greedy,
+    minimax,
+)
 from outflank.classic_eval import weights
 from outflank.errors import OutflankError
 
-__all__ = ["ALGORITHMS", "Task", "format_value", "parse_task", "run_task", "solve", "write_atomic"]
+__all__ = [
+    "ALGORITHMS",
+    "ORDERS",
+    "Task",
+    "format_value",
+    "parse_task",
+    "run_task",
+    "solve",
+    "write_atomic",
+]
 
 ALGORITHMS: Final = ("alphabeta", "minimax", "greedy")
 
@@ -104,10 +129,17 @@ def parse_task(text: str) -> Task:
     return Task(Board(black, white, player), depth)
 
 
-def solve(task: Task, algorithm: str = "alphabeta") -> tuple[Board, SearchTrace]:
-    """Search the task's position; returns the board after the chosen move and the trace."""
+def solve(
+    task: Task, algorithm: str = "alphabeta", order: LogOrder | None = None
+) -> tuple[Board, SearchTrace]:
+    """Search the task's position; returns the board after the chosen move and the trace.
+
+    ``order`` (alpha-beta only; default ``update-first``) is the log's order.
+    """
+    if order is not None and algorithm != "alphabeta":
+        raise OutflankError(f"the log order applies to alpha-beta only, not to {algorithm}")
     if algorithm == "alphabeta":
-        trace = alphabeta(task.board, task.depth, weights)
+        trace = alphabeta(task.board, task.depth, weights, order=check_order(order or ORDERS[0]))
     elif algorithm == "minimax":
         trace = minimax(task.board, task.depth, weights)
     elif algorithm == "greedy":
@@ -211,21 +243,29 @@ def run_task(
     algorithm: str = "alphabeta",
     *,
     log_only: bool = False,
+    order: LogOrder | None = None,
 ) -> str:
     """Read, solve and write one task; returns the output text.
 
+    ``order``: the alpha-beta log's order (``update-first`` when not given).
     With ``output_path=None`` nothing is written. Bad input raises
     :class:`OutflankError` (prefixed with the input's name) before any file is touched.
     """
     if log_only and algorithm == "greedy":
         raise OutflankError("greedy has no traverse log: log_only would write nothing")
+    if order is not None:
+        order = check_order(order)
+        if algorithm != "alphabeta":
+            raise OutflankError(f"the log order applies to alpha-beta only, not to {algorithm}")
     text = read_text(input_path)
     try:
         task = parse_task(text)
     except OutflankError as exc:
         raise OutflankError(f"{input_path}: {exc}") from None
-    after, trace = solve(task, algorithm)
+    after, trace = solve(task, algorithm, order)
     output = format_output(after, trace, log_only=log_only)
+    if not text.endswith(("\n", "\r")):  # the input's last line has no line break
+        output = output.removesuffix("\n")
     if output_path is not None:
         write_atomic(output_path, output)
     return output

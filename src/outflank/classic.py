@@ -27,6 +27,21 @@ The trace
     the whole tree as plain JSON-ready dicts, pruned branches included and
     marked, for drawing.
 
+The log order of alpha-beta
+    Two orders of the same algorithm are published for the traverse log,
+    and ``order`` chooses one. They search the same nodes and find the same
+    value and move; they differ only in the window logged on the line of a
+    node that cuts off.
+
+    ``"update-first"`` (the default; seed 002's example)
+        after a child returns, alpha (at MAX) or beta (at MIN) takes the new
+        value, the node's line is logged, then the cut-off is tested:
+        ``c4,1,-3,-3,-3``.
+    ``"test-first"`` (AIMA figure 5.7; the exercise's official samples)
+        after a child returns, the cut-off is tested first; a node that cuts
+        off is logged with its old alpha and beta and returns:
+        ``c4,1,-3,-3,Infinity``.
+
 >>> from outflank.board import Board
 >>> trace = alphabeta(Board(), 2)
 >>> trace.value, str(trace.best_move), trace.nodes, minimax(Board(), 2).nodes
@@ -37,17 +52,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, Literal
 
 from outflank.board import PASS, Board, Color, Move, Rules
 from outflank.classic_eval import Evaluator, fish, weights
-from outflank.errors import SearchLimitError
+from outflank.errors import OutflankError, SearchLimitError
 
 __all__ = [
     "INF",
+    "ORDERS",
+    "LogOrder",
     "SearchTrace",
     "TraceEntry",
     "alphabeta",
+    "check_order",
     "encode_number",
     "greedy",
     "minimax",
@@ -55,6 +73,12 @@ __all__ = [
 ]
 
 INF = math.inf
+
+LogOrder = Literal["update-first", "test-first"]
+"""When alpha-beta logs a node after a child returns: see the module's text."""
+
+ORDERS: Final[tuple[LogOrder, ...]] = ("update-first", "test-first")
+"""The log orders, the default first."""
 
 Node = dict[str, Any]
 """A node of the search tree as plain JSON-ready data (see :class:`SearchTrace`)."""
@@ -91,7 +115,8 @@ class SearchTrace:
     ``nodes`` counts every node visited (root and leaves included);
     ``cutoffs`` counts the nodes where alpha-beta skipped at least one child.
     ``tree`` is the root of the nested tree (see :func:`encode_number` for
-    how infinities are written).
+    how infinities are written). ``order`` is alpha-beta's log order
+    (``None`` for the other algorithms).
     """
 
     algorithm: str
@@ -103,6 +128,7 @@ class SearchTrace:
     cutoffs: int
     log: list[TraceEntry]
     tree: Node
+    order: LogOrder | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The trace as JSON-serialisable data."""
@@ -114,6 +140,7 @@ class SearchTrace:
             "best_move": None if self.best_move is None else str(self.best_move),
             "nodes": self.nodes,
             "cutoffs": self.cutoffs,
+            "order": self.order,
             "log": [entry.to_dict() for entry in self.log],
             "tree": self.tree,
         }
@@ -182,6 +209,8 @@ class _Search:
             "bound": "exact",  # or "lower"/"upper": the true value is >= / <= value
             "alpha": None,
             "beta": None,
+            "logged_alpha": None,  # the window of the node's last log line
+            "logged_beta": None,
             "pruned": pruned,
             "cutoff": False,
             "best": False,
@@ -215,8 +244,9 @@ class _Search:
         return depth >= self.limit or _game_over(board, passes)
 
     def write(self, node: Node, value: float, alpha: float | None, beta: float | None) -> None:
-        """Append a traverse-log line for ``node`` and note its current value."""
+        """Append a traverse-log line for ``node`` and note its current value and window."""
         node["value"] = encode_number(value)
+        node["logged_alpha"], node["logged_beta"] = encode_number(alpha), encode_number(beta)
         self.log.append(TraceEntry(node["move"], node["depth"], value, alpha, beta))
 
     def mark_pruned(self, node: Node, skipped: list[tuple[Move, Board]]) -> None:
@@ -268,12 +298,14 @@ class _Search:
         alpha: float,
         beta: float,
         passes: int,
+        order: LogOrder = "update-first",
     ) -> tuple[float, int]:
         """The alpha-beta value of ``board`` in the window ``(alpha, beta)``.
 
         alpha: the best value MAX is already sure of on the path to the root;
         beta: the best value MIN is already sure of. Once ``alpha >= beta``
         the players would never let the game reach this node: stop looking.
+        ``order``: when a node is logged after a child returns (module text).
         """
         node = self.enter(parent, name, depth, board, alpha, beta)
         if self.is_leaf(board, depth, passes):
@@ -290,24 +322,35 @@ class _Search:
         children = successors(board)
         for index, (move, child) in enumerate(children):
             child_value, _ = self.alphabeta(
-                node, child, str(move), depth + 1, alpha, beta, passes + 1 if move.is_pass else 0
+                node,
+                child,
+                str(move),
+                depth + 1,
+                alpha,
+                beta,
+                passes + 1 if move.is_pass else 0,
+                order,
             )
             bound = node["children"][-1]["bound"]
             lows.append(-INF if bound == "upper" else child_value)
             highs.append(INF if bound == "lower" else child_value)
-            if maximizing:
-                if child_value > value:
-                    value, best = child_value, index
-                alpha = max(alpha, value)  # MAX can count on at least this
+            if (child_value > value) if maximizing else (child_value < value):
+                value, best = child_value, index
+            if order == "test-first" and (value >= beta if maximizing else value <= alpha):
+                # AIMA tests "v >= beta" in MAX-VALUE and "v <= alpha" in
+                # MIN-VALUE first and returns at once: the old window is logged.
+                self.write(node, value, alpha, beta)
+                cut = True
             else:
-                if child_value < value:
-                    value, best = child_value, index
-                beta = min(beta, value)  # MIN can hold MAX to at most this
-            # The log shows the window after the update (seed 002's example).
-            self.write(node, value, alpha, beta)
-            # AIMA tests "v >= beta" in MAX-VALUE and "v <= alpha" in MIN-VALUE;
-            # with alpha/beta updated first, both read "alpha >= beta".
-            if alpha >= beta:
+                if maximizing:
+                    alpha = max(alpha, value)  # MAX can count on at least this
+                else:
+                    beta = min(beta, value)  # MIN can hold MAX to at most this
+                # Seed 002's example logs the window after the update, then
+                # tests the cut-off: AIMA's two tests both read "alpha >= beta".
+                self.write(node, value, alpha, beta)
+                cut = alpha >= beta
+            if cut:
                 self.mark_pruned(node, children[index + 1 :])
                 if index + 1 < len(children):  # unseen children: any value at all
                     lows.append(-INF)
@@ -353,16 +396,36 @@ def minimax(
 
 
 def alphabeta(
-    board: Board, depth: int, evaluate: Evaluator | None = None, *, max_nodes: int | None = None
+    board: Board,
+    depth: int,
+    evaluate: Evaluator | None = None,
+    *,
+    max_nodes: int | None = None,
+    order: LogOrder = "update-first",
 ) -> SearchTrace:
     """Alpha-beta to ``depth`` moves: minimax's value and move, usually far fewer nodes.
 
-    ``evaluate`` defaults to seed 002's weights. Raises
-    :class:`SearchLimitError` if more than ``max_nodes`` nodes would be visited.
+    ``evaluate`` defaults to seed 002's weights. ``order`` is the traverse
+    log's order (see the module's text): ``"update-first"`` (seed 002's
+    example) or ``"test-first"`` (AIMA figure 5.7); both search the same tree.
+    Raises :class:`SearchLimitError` if more than ``max_nodes`` nodes would be
+    visited, and :class:`OutflankError` for an unknown order.
     """
+    order = check_order(order)
     search = _Search(board, depth, evaluate or weights, max_nodes)
-    value, best = search.alphabeta(None, board, "root", 0, -INF, INF, 0)
-    return search.result("alphabeta", value, best, board)
+    value, best = search.alphabeta(None, board, "root", 0, -INF, INF, 0, order)
+    trace = search.result("alphabeta", value, best, board)
+    trace.order = order
+    return trace
+
+
+def check_order(order: str) -> LogOrder:
+    """``order`` if it names a log order (case and spaces ignored), else :class:`OutflankError`."""
+    name = order.strip().lower() if isinstance(order, str) else order
+    for known in ORDERS:
+        if name == known:
+            return known
+    raise OutflankError(f"unknown log order {order!r}: choose update-first or test-first")
 
 
 def greedy(board: Board, evaluate: Evaluator | None = None) -> SearchTrace:

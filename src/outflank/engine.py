@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import random
 import threading
 from collections.abc import Callable, Iterator
@@ -27,8 +28,10 @@ from typing import Any, Final
 
 from outflank import _core
 from outflank.board import PASS, Board, Move, Rules
+from outflank.book.store import Book, BookEntry, BookMove
 from outflank.errors import GameOverError, OutflankError, SearchLimitError
 from outflank.evaluation import Evaluator, make_evaluator
+from outflank.threads import check_threads, default_threads
 
 __all__ = ["LEVELS", "PRESETS", "Engine", "MoveScore", "SearchInfo", "SearchResult"]
 
@@ -65,43 +68,52 @@ class SearchResult:
     elapsed: float
     nps: float
     exact: bool
+    book: bool = False  # from the opening book, not searched now
 
 
 @dataclass(frozen=True)
 class MoveScore:
     """One legal move's score (see :meth:`Engine.analyze`) and the depth in
-    plies it was searched to (the empties, for an exact score)."""
+    plies it was searched to (the empties, for an exact score); ``book``:
+    the score is the opening book's (searched offline to ``depth``)."""
 
     move: Move
     score: float
     exact: bool
     depth: int = 0
+    book: bool = False
 
 
 #: Engine.level(n): evaluator, depth, time (s), exact endgame from, random-move
-#: chance, probable cut-offs (see Engine).
+#: chance, probable cut-offs, and from level 6 on the opening book with the
+#: tolerance (discs below the best) within which its moves are picked at
+#: random, wider at the lower levels (see Engine).
 LEVELS: Final[dict[int, dict[str, Any]]] = {
     1: {"evaluator": "discs", "depth": 1, "random": 0.5},
     2: {"evaluator": "fish", "depth": 1, "random": 0.6},
     3: {"evaluator": "fish", "depth": 1, "random": 0.3},
     4: {"evaluator": "weights", "depth": 2, "random": 0.15},
     5: {"evaluator": "heuristic", "depth": 3, "random": 0.05},
-    6: {"evaluator": "default", "depth": 1},
-    7: {"evaluator": "default", "depth": 2, "random": 0.06},
-    8: {"evaluator": "default", "depth": 2, "endgame": 6},
-    9: {"evaluator": "default", "depth": 3, "endgame": 8},
-    10: {"evaluator": "default", "depth": 4, "endgame": 10},
-    11: {"evaluator": "default", "depth": 5, "endgame": 12},
-    12: {"evaluator": "default", "depth": 6, "endgame": 14},
-    13: {"evaluator": "default", "depth": 7, "endgame": 14},
-    14: {"evaluator": "default", "depth": 8, "endgame": 16},
-    15: {"evaluator": "default", "depth": 9, "endgame": 16},
-    16: {"evaluator": "default", "depth": 10, "endgame": 18},
-    17: {"evaluator": "default", "depth": 11, "endgame": 20, "time": 2.0},
-    18: {"evaluator": "default", "depth": 14, "endgame": 20, "time": 4.0},
-    19: {"evaluator": "default", "depth": 16, "endgame": 22, "time": 6.0, "selective": 1.5},
-    20: {"evaluator": "default", "depth": 20, "endgame": 24, "time": 12.0, "selective": 1.5},
-}
+    6: {"evaluator": "default", "depth": 1, "book": True, "book_tolerance": 6.0},
+    7: {"evaluator": "default", "depth": 2, "random": 0.06, "book": True, "book_tolerance": 6.0},
+    8: {"evaluator": "default", "depth": 2, "endgame": 6, "book": True, "book_tolerance": 5.0},
+    9: {"evaluator": "default", "depth": 3, "endgame": 8, "book": True, "book_tolerance": 5.0},
+    10: {"evaluator": "default", "depth": 4, "endgame": 10, "book": True, "book_tolerance": 4.0},
+    11: {"evaluator": "default", "depth": 5, "endgame": 12, "book": True, "book_tolerance": 4.0},
+    12: {"evaluator": "default", "depth": 6, "endgame": 14, "book": True, "book_tolerance": 3.0},
+    13: {"evaluator": "default", "depth": 7, "endgame": 14, "book": True, "book_tolerance": 3.0},
+    14: {"evaluator": "default", "depth": 8, "endgame": 16, "book": True, "book_tolerance": 2.0},
+    15: {"evaluator": "default", "depth": 9, "endgame": 16, "book": True, "book_tolerance": 2.0},
+    16: {"evaluator": "default", "depth": 10, "endgame": 18, "book": True, "book_tolerance": 1.5},
+    17: {"evaluator": "default", "depth": 11, "endgame": 20, "time": 2.0, "book": True,
+         "book_tolerance": 1.5},
+    18: {"evaluator": "default", "depth": 14, "endgame": 20, "time": 4.0, "book": True,
+         "book_tolerance": 1.0},
+    19: {"evaluator": "default", "depth": 16, "endgame": 22, "time": 6.0, "selective": 1.5,
+         "book": True, "book_tolerance": 1.0},
+    20: {"evaluator": "default", "depth": 20, "endgame": 24, "time": 12.0, "selective": 1.5,
+         "book": True, "book_tolerance": 0.5},
+}  # fmt: skip
 
 #: Engine.preset(name): the players of the seeds and the strong default.
 PRESETS: Final[dict[str, dict[str, Any]]] = {
@@ -113,7 +125,10 @@ PRESETS: Final[dict[str, dict[str, Any]]] = {
     "default": {"evaluator": "default", "time": 1.0, "endgame": 20, "selective": 1.5},
 }
 
-_ENGINE_KEYS: Final = ("depth", "time", "nodes", "endgame", "random", "selective", "seed")
+_ENGINE_KEYS: Final = (
+    "depth", "time", "nodes", "endgame", "random", "selective", "seed", "book", "book_tolerance",
+    "threads",
+)  # fmt: skip
 
 
 def _move(square: int) -> Move:
@@ -184,6 +199,22 @@ class Engine:
     that prediction's error (probable cut-offs); 0, the default, searches
     every node to full depth.
 
+    ``threads=N`` (default: every core the process may use) is the number
+    of threads each search runs on (the C core splits the tree between
+    them, see docs/engine.md), at most the cores the process may use;
+    ``threads=1`` searches exactly as a single thread does, node for node.
+    With more, an exact solve gives the same score (perhaps another move of
+    that score), and a search's nodes and time limits hold for all its
+    threads together.
+
+    ``book=True`` consults the opening book shipped with the package
+    (``book=PATH`` a book file or build database, or a
+    :class:`~outflank.book.Book`): a position in it is answered at once from
+    the book (``SearchResult.book``, ``MoveScore.book``) and
+    :meth:`choose_move` picks at random among the book moves at most
+    ``book_tolerance`` discs worse than the best (0: always the best); out
+    of the book the engine searches.
+
     One search at a time per engine (a lock guards it); separate engines
     may search in parallel threads, the GIL is released while they think.
     """
@@ -200,14 +231,18 @@ class Engine:
         random: float = 0.0,
         selective: float = 0.0,
         seed: int | None = None,
+        book: Any = None,
+        book_tolerance: float = 0.0,
+        threads: int | None = None,
         **evaluator_params: Any,
     ) -> None:
         if isinstance(tt_mb, bool) or not isinstance(tt_mb, int) or not 1 <= tt_mb <= 65536:
             raise OutflankError(f"tt_mb must be an int in 1..65536, not {tt_mb!r}")
+        threads = default_threads() if threads is None else check_threads(threads)
         self._lock = threading.Lock()
         self._owner: int | None = None  # the thread holding the lock
         try:
-            self._searcher = _core.Searcher(tt_mb)
+            self._searcher = _core.Searcher(tt_mb, threads=threads)
         except MemoryError:
             raise OutflankError(
                 f"cannot allocate {tt_mb} MiB for the transposition table: ask for less (tt_mb)"
@@ -222,10 +257,12 @@ class Engine:
         self._endgame_set = False  # given explicitly (argument, level, preset, configure)
         self.random = 0.0
         self.selective = 0.0
+        self.book: Book | None = None
+        self.book_tolerance = 0.0
         self._stopped = False
         settings = self._checked_settings(
             depth=depth, time=time, nodes=nodes, endgame=endgame, random=random,
-            selective=selective, seed=seed,
+            selective=selective, seed=seed, book=book, book_tolerance=book_tolerance,
         )  # fmt: skip
         self._rng = _rng(None)
         self._apply_settings(settings)
@@ -245,6 +282,12 @@ class Engine:
         if settings is None:
             raise OutflankError(f"unknown preset {name!r} (choose from {', '.join(PRESETS)})")
         return cls(**{**settings, **kwargs})
+
+    @property
+    def threads(self) -> int:
+        """Threads each search may use (``configure(threads=N)`` changes it;
+        a search runs at most as many as the process has cores)."""
+        return int(self._searcher.threads)
 
     @property
     def evaluator(self) -> Evaluator:
@@ -309,11 +352,23 @@ class Engine:
             if isinstance(s, bool) or not isinstance(s, int):
                 raise OutflankError(f"seed must be an int or None, not {s!r}")
             out["_rng"] = _rng(s)
+        if given.get("threads") is not None:
+            out["_threads"] = check_threads(given["threads"])
+        if "book" in given:
+            out["book"] = _book(given["book"])
+        if "book_tolerance" in given:
+            t = given["book_tolerance"]
+            if isinstance(t, bool) or not isinstance(t, int | float) or not 0 <= t <= 64:
+                raise OutflankError(f"book_tolerance must be a number of discs in 0..64, not {t!r}")
+            out["book_tolerance"] = float(t)
         return out
 
     def _apply_settings(self, settings: dict[str, Any]) -> None:
         for name, value in settings.items():
-            setattr(self, name, value)
+            if name == "_threads":
+                self._searcher.set_threads(value)
+            else:
+                setattr(self, name, value)
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
@@ -447,6 +502,13 @@ class Engine:
         depth, time, nodes = self._limits(depth, time, nodes)
         with self._locked():
             self._prepare(board)
+            entry = self._probe(board)
+            if entry is not None:
+                return SearchResult(
+                    best_move=entry.best.move, score=entry.best.value,
+                    pv=self._book_line(board), depth=entry.depth, nodes=0, elapsed=0.0,
+                    nps=0.0, exact=False, book=True,
+                )  # fmt: skip
             if self._solves(board, depth, depth_in_call):
                 if board.rules is Rules.REVERSI:
                     raw, exact = self._reversi_end(board, time, nodes, on_info)
@@ -481,6 +543,11 @@ class Engine:
         depth, time, nodes = self._limits(depth, time, None)
         with self._locked():
             self._prepare(board)
+            entry = self._probe(board)
+            if entry is not None:
+                return [
+                    MoveScore(m.move, m.value, False, entry.depth, book=True) for m in entry.moves
+                ]
             if self._solves(board, depth, depth_in_call):
                 if board.rules is Rules.REVERSI:
                     raw, exact = self._reversi_end(board, time, nodes, analyze=True)
@@ -577,13 +644,40 @@ class Engine:
         raw["elapsed"] += cut["elapsed"]
         return raw
 
+    # ------------------------------------------------------------------ book
+    def _probe(self, board: Board) -> BookEntry | None:
+        """The book's entry for an Othello position, if the engine has a book."""
+        if self.book is None or board.rules is not Rules.OTHELLO:
+            return None
+        entry = self.book.probe(board)
+        return entry if entry is not None and entry.moves else None
+
+    def _book_line(self, board: Board) -> list[Move]:
+        assert self.book is not None
+        return self.book.line(board) or [self._probe(board).best.move]  # type: ignore[union-attr]
+
+    def book_move(self, board: Board) -> BookMove | None:
+        """A book move for the position, picked at random among those at
+        most ``book_tolerance`` discs below the best; ``None`` out of the
+        book (or without one)."""
+        if not isinstance(board, Board):
+            raise OutflankError(f"expected a Board, not {type(board).__name__}")
+        entry = self._probe(board)
+        if entry is None:
+            return None
+        return self._rng.choice(entry.within(self.book_tolerance))
+
     def choose_move(self, board: Board) -> Move:
-        """The move to play with the engine's own limits (and randomness, if any)."""
+        """The move to play with the engine's own limits (and randomness, if
+        any): in the book, a book move (see :meth:`book_move`), else a search."""
         if self.random and self._rng.random() < self.random:
             moves = board.legal_moves
             if not moves:
                 raise GameOverError("the game is over: there is no move to choose")
             return self._rng.choice(moves)
+        picked = self.book_move(board)
+        if picked is not None:
+            return picked.move
         return self.search(board).best_move
 
     def evaluate(self, board: Board) -> float:
@@ -610,6 +704,20 @@ def _end_discs(value: int) -> int:
 
 _DISC_EVALUATOR: Final = make_evaluator("default")
 """Scores in 1/100 disc: the unit of a solve cut short before its pre-search."""
+
+
+def _book(value: Any) -> Book | None:
+    """An engine's book from its ``book`` setting: ``True`` the shipped book,
+    ``False``/``None``/0 none, a path or a :class:`Book`."""
+    if value is None or value is False or (isinstance(value, int) and value == 0):
+        return None
+    if value is True or (isinstance(value, int) and value == 1):
+        return Book.default()
+    if isinstance(value, Book):
+        return value
+    if isinstance(value, str | os.PathLike):
+        return Book.load(value)
+    raise OutflankError(f"book must be True, False, a path or a Book, not {value!r}")
 
 
 def _rng(seed: int | None) -> random.Random:

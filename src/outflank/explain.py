@@ -13,15 +13,16 @@ root  MAX X  [-inf, +inf]  = 4  best d3
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
 from outflank.board import Board
-from outflank.classic import SearchTrace, alphabeta, minimax
+from outflank.classic import ORDERS, LogOrder, SearchTrace, alphabeta, check_order, minimax
 from outflank.classic_eval import EVALUATORS, get_evaluator
 from outflank.errors import OutflankError, SearchLimitError
 
-__all__ = ["Explanation", "explain", "render_tree"]
+__all__ = ["ORDER_NOTES", "Explanation", "explain", "render_tree"]
 
 DEFAULT_MAX_NODES = 200_000
 """Searches bigger than this are not finished (pure Python is slow)."""
@@ -37,6 +38,16 @@ def _number(value: int | float | str | None) -> str:
         return "-inf"
     return str(value)
 
+
+ORDER_NOTES: dict[str, str] = {
+    "update-first": "log order update-first (seed 002's example): after a child returns,"
+    " alpha (MAX) or beta (MIN) takes its value before the line is logged, so a node that"
+    " cuts off is logged with alpha >= beta; test-first logs it with its old alpha and beta.",
+    "test-first": "log order test-first (AIMA figure 5.7): after a child returns, the"
+    " cut-off is tested first, so a node that cuts off is logged with its old alpha and"
+    " beta; update-first logs it with the updated window (alpha >= beta).",
+}
+"""One sentence per log order: what it logs, and what the other order logs instead."""
 
 _RELATION = {"exact": "=", "lower": ">=", "upper": "<="}
 """How a node's value relates to its true (minimax) value."""
@@ -74,7 +85,8 @@ def _lines(
             if node["maximizing"]
             else f"{value} <= alpha {_number(node['alpha'])}"
         )
-        notes.append(f"cut-off ({reason}): {skipped} pruned")
+        logged = f"[{_number(node.get('logged_alpha'))}, {_number(node.get('logged_beta'))}]"
+        notes.append(f"cut-off ({reason}): {skipped} pruned, logged {logged}")
     relation = _RELATION[node.get("bound", "exact")]
     folded = max_ply is not None and indent >= max_ply and node["children"]
     if folded:
@@ -96,8 +108,9 @@ def render_tree(
     node was searched with, its value (``= v`` exact; ``>= v`` or ``<= v``
     when the search only proved a bound, outside the window), and notes:
     ``*`` marks the child that gave its parent its value, ``cut-off`` a node
-    that stopped early (and why: MAX reached beta, or MIN fell to alpha), and
-    ``pruned`` the children it never looked at. With ``max_ply``, nodes that
+    that stopped early (and why: MAX reached beta, or MIN fell to alpha; and
+    the window its traverse-log line shows, which depends on the log order),
+    and ``pruned`` the children it never looked at. With ``max_ply``, nodes that
     many plies below the root stand for their whole subtree (``[n nodes
     below, folded]``): a deep search is a long read.
     """
@@ -165,6 +178,10 @@ class Explanation:
             f"{name} search, depth {self.trace.depth}, evaluation {self.evaluation!r}"
             f" from {player.letter}'s view ({player.name.lower()} to move)",
             f"position: {self.board.obf()}",
+        ]
+        if self.trace.order is not None:
+            lines.append(textwrap.fill(ORDER_NOTES[self.trace.order], width=79))
+        lines += [
             "",
             self.outline(max_ply),
             "",
@@ -194,17 +211,22 @@ def explain(
     evaluation: str = "weights",
     *,
     max_nodes: int = DEFAULT_MAX_NODES,
+    order: LogOrder = ORDERS[0],
 ) -> Explanation:
     """Search ``board`` with ``algorithm`` and count what the other one would visit.
 
-    Raises :class:`OutflankError` for an unknown algorithm or evaluation, and
-    :class:`SearchLimitError` when the search to show would pass ``max_nodes``
-    nodes (a minimax run only for its count just reports "more than").
+    ``order`` is alpha-beta's log order (``update-first`` or ``test-first``,
+    see :mod:`outflank.classic`): the same tree, a different window on the
+    log lines of the nodes that cut off. Raises :class:`OutflankError` for an
+    unknown algorithm, evaluation or order, and :class:`SearchLimitError`
+    when the search to show would pass ``max_nodes`` nodes (a minimax run
+    only for its count just reports "more than").
     """
     if algorithm not in ("alphabeta", "minimax"):
         raise OutflankError(f"unknown algorithm {algorithm!r}: choose minimax or alphabeta")
+    order = check_order(order)
     evaluate = get_evaluator(evaluation)
-    pruned = alphabeta(board, depth, evaluate, max_nodes=max_nodes)
+    pruned = alphabeta(board, depth, evaluate, max_nodes=max_nodes, order=order)
     full: SearchTrace | None = None
     try:
         full = minimax(board, depth, evaluate, max_nodes=max_nodes)

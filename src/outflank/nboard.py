@@ -13,7 +13,8 @@ GUI -> engine               engine -> GUI
 ``move f5[/eval/time]``     (nothing: the move is played; ``PA`` passes)
 ``hint N``                  ``status ...``, ``search <pv> <eval> 0 <depth>``
                             per finished depth, then one ``search`` line per
-                            move for the best N moves, ``status ...``
+                            move for the best N moves (``book`` lines in the
+                            opening book: depth is the book's), ``status ...``
 ``go``                      ``status ...``, ``search`` lines,
                             ``=== <move>/<eval>/<time>``, ``status ...``
 ``ping N``                  stops a running search (its result is dropped:
@@ -81,6 +82,7 @@ class _Analysis:
     pv: list[Move]
     exact: bool = False
     nodes: int = 0
+    book: bool = False  # from the opening book: a ``book`` line
 
 
 InfoSink = Callable[[_Analysis], None]
@@ -109,11 +111,14 @@ class _Analyst:
 class _EngineAnalyst(_Analyst):
     """The native engine: iterative deepening with streamed info lines."""
 
-    def __init__(self, level: int | None = None, **params: Any) -> None:
+    def __init__(self, level: int | None = None, *, book: bool = True, **params: Any) -> None:
         from outflank.engine import Engine
 
         super().__init__()
-        self.engine = Engine.level(level) if level is not None else Engine(**params)
+        if level is not None:  # a level has its own book setting; --no-book turns it off
+            self.engine = Engine.level(level, **({} if book else {"book": False}))
+        else:
+            self.engine = Engine(book=book, **params)
         self.level = level
 
     def _limits(self, depth: int | None) -> dict[str, Any]:
@@ -125,10 +130,18 @@ class _EngineAnalyst(_Analyst):
             if pv:
                 on_info(_Analysis(pv[0], float(i.score), int(i.depth), pv, nodes=int(i.nodes)))
 
+        picked = self.engine.book_move(board)
+        if picked is not None:  # the book's move (a level varies among the good ones)
+            after = board.copy()
+            after.push(picked.move)
+            pv = [picked.move, *self.engine.book.line(after)]
+            entry = self.engine.book.probe(board)
+            return _Analysis(picked.move, picked.value, entry.depth, pv, book=True)
         res = self.engine.search(board.copy(), on_info=info, **self._limits(depth))
         return _Analysis(
-            res.best_move, float(res.score), int(res.depth), list(res.pv), bool(res.exact)
-        )
+            res.best_move, float(res.score), int(res.depth), list(res.pv), bool(res.exact),
+            book=res.book,
+        )  # fmt: skip
 
     def hints(self, board: Board, n: int, depth: int | None, on_info: InfoSink) -> list[_Analysis]:
         best = self.best(board, depth, on_info)
@@ -138,7 +151,10 @@ class _EngineAnalyst(_Analyst):
         out = [best]
         for ms in scores:
             if ms.move != best.move and len(out) < n:
-                out.append(_Analysis(ms.move, float(ms.score), best.depth, [ms.move], ms.exact))
+                depth = ms.depth if ms.book else best.depth
+                out.append(
+                    _Analysis(ms.move, float(ms.score), depth, [ms.move], ms.exact, book=ms.book)
+                )
         return out
 
     def stop(self) -> None:
@@ -188,7 +204,7 @@ class NBoardServer:
 
     ``player`` (a spec such as ``"greedy"``) serves any outflank player
     instead of the engine; ``level`` picks an engine level when the GUI
-    has not sent ``set depth``.
+    has not sent ``set depth``; ``book=False``: no opening book.
     """
 
     def __init__(
@@ -198,6 +214,7 @@ class NBoardServer:
         *,
         player: str | None = None,
         level: int | None = None,
+        book: bool = True,
     ) -> None:
         self.input = input if input is not None else sys.stdin
         self.output = output if output is not None else sys.stdout
@@ -207,6 +224,7 @@ class NBoardServer:
         self.contempt = 0.0
         self._player_spec = player
         self._level = level
+        self._book = book
         self._analyst: _Analyst | None = None
         self._lock = threading.Lock()
         self._lines: queue.Queue[str | None] = queue.Queue()
@@ -240,7 +258,9 @@ class NBoardServer:
 
                 self._analyst = _PlayerAnalyst(make_player(self._player_spec))
             else:
-                self._analyst = _EngineAnalyst(level=self._level if self.depth is None else None)
+                self._analyst = _EngineAnalyst(
+                    level=self._level if self.depth is None else None, book=self._book
+                )
         return self._analyst
 
     # ------------------------------------------------------------ loop
@@ -375,7 +395,7 @@ class NBoardServer:
         pv = "-".join(format_move(m) for m in (a.pv or [a.move]))
         value = _num(a.eval) if a.eval is not None else "0"
         depth = "100%" if a.exact else str(a.depth)
-        return f"search {pv} {value} 0 {depth}"
+        return f"{'book' if a.book else 'search'} {pv} {value} 0 {depth}"
 
     def _search(
         self,

@@ -1,7 +1,7 @@
 """OBF test-suite files: one position per line with every move's exact score.
 
 A line reads ``<64 cells> <mover>; A2:+38; C7:+36; ...`` as in the FForum
-endgame suite (``shared/data/ffo``). Lines that are blank or start with ``%``
+endgame suite (``tests/data/ffo`` in the repository). Lines that are blank or start with ``%``
 or ``#`` are skipped.
 """
 

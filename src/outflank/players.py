@@ -264,6 +264,10 @@ class EnginePlayer(BasePlayer):
             # the weak levels' random moves, as Engine.choose_move plays them
             self.last_eval, self.last_time = None, time.perf_counter() - start
             return self._rng.choice(moves)
+        picked = self.engine.book_move(board)
+        if picked is not None:  # the opening book: no search
+            self.last_eval, self.last_time = picked.value, time.perf_counter() - start
+            return picked.move
         result = self.engine.search(board.copy(), depth=self.depth, time=self.time)
         self.last_eval = float(result.score)
         self.last_time = time.perf_counter() - start

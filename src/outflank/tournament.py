@@ -1,7 +1,9 @@
 """Tournaments between players: paired openings, parallel games, Elo.
 
 Every pairing plays each opening twice, once with each colour, so neither
-side profits from a lopsided opening. Games run in worker processes
+side profits from a lopsided opening. The openings are named ones
+(:data:`OPENINGS`), transcripts, or drawn from the XOT list of near-even
+eight-move openings (``xot``, ``xot:N``, ``xot:all``). Games run in worker processes
 (:mod:`concurrent.futures`; ``backend="ray"`` spreads them over a Ray
 cluster when Ray is installed). A player that crashes, hangs or answers an
 illegal move forfeits that game; the tournament goes on.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import concurrent.futures as futures
 import contextlib
+import functools
 import json
 import math
 import random
@@ -30,9 +33,11 @@ from outflank.errors import OutflankError
 from outflank.ggf import GameRecord
 from outflank.match import play_game
 from outflank.players import check_player_spec, make_player, player_label
+from outflank.threads import check_threads, share, threads_by_default
 
 __all__ = [
     "OPENINGS",
+    "XOT_DEFAULT",
     "GameOutcome",
     "PlayerStanding",
     "Task",
@@ -40,6 +45,7 @@ __all__ = [
     "elo_ratings",
     "plan_games",
     "run_tournament",
+    "xot_openings",
 ]
 
 #: Named openings, all common in expert play and close to even.
@@ -74,6 +80,7 @@ class Task:
     rules: str = "othello"
     black_spec: str = ""  # the specs to build the players from, when the
     white_spec: str = ""  # names above are labels (an engine's name=)
+    threads: int | None = None  # threads per search of the game's engines (None: all cores)
 
 
 @dataclass
@@ -175,6 +182,41 @@ def _rating(value: float, spec: str) -> str:
     return "-" if math.isnan(value) else format(value, spec)
 
 
+#: The XOT openings: package data, one transcript a line (see xot_openings).
+_XOT_PATH = Path(__file__).resolve().parent / "data" / "xot_small.txt"
+#: How many XOT openings a bare ``xot`` plays.
+XOT_DEFAULT = 10
+_XOT_SEED = 2010
+
+
+@functools.cache
+def xot_openings() -> tuple[str, ...]:
+    """The XOT small list: 3,623 eight-move openings that Edax and Ntest both
+    score within one disc of a draw (Borja Moreno and Matthias Berg's lists
+    for random-opening games and engine matches), in the list's order."""
+    lines = _XOT_PATH.read_text(encoding="utf-8").splitlines()
+    return tuple(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+def _xot(spec: str) -> list[tuple[str, str]]:
+    """``xot`` (10 openings), ``xot:N`` or ``xot:all``: XOT openings drawn in a
+    fixed pseudo-random order, each named by its line in the list
+    (``xot#123``)."""
+    everything = xot_openings()
+    _, _, count_text = spec.partition(":")
+    if not count_text:
+        count = XOT_DEFAULT
+    elif count_text == "all":
+        count = len(everything)
+    elif count_text.isdigit() and 1 <= int(count_text) <= len(everything):
+        count = int(count_text)
+    else:
+        raise OutflankError(f"{spec!r}: give xot, xot:all or xot:N with N in 1..{len(everything)}")
+    order = list(range(len(everything)))
+    random.Random(_XOT_SEED).shuffle(order)
+    return [(f"xot#{i + 1}", everything[i]) for i in order[:count]]
+
+
 # ---------------------------------------------------------------- planning
 def _openings(openings: int | Sequence[str] | None) -> list[tuple[str, str]]:
     named = list(OPENINGS.items())
@@ -187,6 +229,12 @@ def _openings(openings: int | Sequence[str] | None) -> list[tuple[str, str]]:
     chosen: list[tuple[str, str]] = []
     for item in openings:
         key = item.strip().lower()
+        if key == "xot" or key.startswith("xot:"):
+            for name, moves in _xot(key):
+                if moves in (m for _, m in chosen):
+                    raise OutflankError(f"opening {name!r} is given twice")
+                chosen.append((name, moves))
+            continue
         if key in OPENINGS:
             chosen.append((key, OPENINGS[key]))
         elif re.fullmatch(r"([a-h][1-8])+", key):
@@ -197,8 +245,8 @@ def _openings(openings: int | Sequence[str] | None) -> list[tuple[str, str]]:
             chosen.append((key, key))
         else:
             raise OutflankError(
-                f"unknown opening {key!r}: give one of {', '.join(OPENINGS)} or a transcript"
-                " such as f5d6c3"
+                f"unknown opening {key!r}: give one of {', '.join(OPENINGS)}, xot[:N] or a"
+                " transcript such as f5d6c3"
             )
         if chosen[-1][1] in (moves for _, moves in chosen[:-1]):
             raise OutflankError(f"opening {key!r} is given twice")
@@ -240,6 +288,11 @@ def plan_games(
 def play_task(task: Task) -> GameOutcome:
     """Play one game (runs in a worker process). Never raises for a
     player's failure: a player that cannot even start forfeits."""
+    with threads_by_default(task.threads):  # the game's engines share the machine
+        return _play_task(task)
+
+
+def _play_task(task: Task) -> GameOutcome:
     started = time.perf_counter()
     start = Board.from_transcript(task.opening, rules=task.rules)
     players = []
@@ -533,14 +586,22 @@ def run_tournament(
     out_dir: str | Path | None = None,
     plot: bool = True,
     on_game: Callable[[GameOutcome, int, int], None] | None = None,
+    threads: int | None = None,
 ) -> TournamentResult:
     """Plan, play and rate a tournament; save it if ``out_dir`` is given.
 
     ``on_game(outcome, done, total)`` is called after each game (progress).
-    Bad player specs are refused before any game starts.
+    Bad player specs are refused before any game starts. ``threads``: threads
+    per search of the engines (an engine spec's own ``threads=`` wins); by
+    default the cores shared out between the games played at once (local
+    backend: ``workers`` games; Ray: each game on the cores of its node).
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise OutflankError(f"workers must be at least 1, not {workers!r}")
+    if threads is not None:
+        check_threads(threads)
+    elif backend == "local":
+        threads = share(workers)
     specs = [p.strip() for p in players]
     for spec in specs:
         if spec.lower() == "human":
@@ -551,7 +612,9 @@ def run_tournament(
     if len(spec_of) != len(specs) and len(set(specs)) == len(specs):
         raise OutflankError("two players have the same name: give them distinct name= options")
     tasks = [
-        replace(task, black_spec=spec_of[task.black], white_spec=spec_of[task.white])
+        replace(
+            task, black_spec=spec_of[task.black], white_spec=spec_of[task.white], threads=threads
+        )
         for task in plan_games(
             players, gauntlet=gauntlet, openings=openings, rounds=rounds, rules=rules
         )

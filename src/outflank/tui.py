@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from outflank.board import BLACK, WHITE, Board, Color, Move, Rules
+from outflank.book.names import opening_name
 from outflank.errors import OutflankError
 from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, check_level
 from outflank.players import BasePlayer, make_player, parse_options, player_specs_help
@@ -129,6 +130,7 @@ class TerminalGame:
             self._console = Console(file=self.out, highlight=False)
         self._hinter: BasePlayer | None = None
         self._hint_engine: Any = None  # an Engine, or False when it is not built
+        self._opening: str | None = None  # the named opening last shown
 
     # ------------------------------------------------------------ io
     def _read_stdin(self, prompt: str) -> str | None:
@@ -155,6 +157,10 @@ class TerminalGame:
             self._console.print(rendered)
         else:
             print(rendered, file=self.out, flush=True)
+        name = opening_name(self.board)
+        if name is not None and name != self._opening:  # once, as the game enters it
+            self.say(f"opening: {name}")
+        self._opening = name
 
     # ------------------------------------------------------------ actions
     def hints(self) -> str:
@@ -167,13 +173,13 @@ class TerminalGame:
             try:
                 from outflank.engine import Engine
 
-                self._hint_engine = Engine(tt_mb=16, time=HINT_TIME)
+                self._hint_engine = Engine(tt_mb=16, time=HINT_TIME, book=True)
             except ImportError:
                 self._hint_engine = False
         if self._hint_engine:
             scores = self._hint_engine.analyze(board.copy())[:3]
-            exact = " exact" if scores[0].exact else ""
-            return ", ".join(f"{m.move} ({m.score:+.1f})" for m in scores) + f" discs{exact}"
+            kind = " exact" if scores[0].exact else " (opening book)" if scores[0].book else ""
+            return ", ".join(f"{m.move} ({m.score:+.1f})" for m in scores) + f" discs{kind}"
         if self._hinter is None:
             self._hinter = make_player("greedy")
         return str(self._hinter.choose_move(board.copy()))

@@ -18,18 +18,28 @@ import pygame
 import pytest
 
 from outflank.board import BLACK, WHITE, Board, parse_square, square_name
-from outflank.gui.ai import AISpec
+from outflank.gui.ai import AISpec, EngineLike, make_engine
 from outflank.gui.app import App
+from outflank.gui.render import Renderer
 from outflank.gui.settings import Settings
+
+
+def _without_book(spec: AISpec) -> EngineLike:
+    engine = make_engine(spec)
+    engine.configure(book=False)  # type: ignore[attr-defined]
+    return engine
 
 
 @pytest.fixture
 def make_app() -> Iterator[Callable[..., App]]:
     apps: list[App] = []
 
-    def make(clock: Callable[[], float] = time.monotonic, **changes: object) -> App:
+    def make(
+        clock: Callable[[], float] = time.monotonic, book: bool = True, **changes: object
+    ) -> App:
         base = {"ai": "greedy", "animation": False, "width": 900, "height": 640, "hint_time": 0.2}
-        app = App(Settings().replace(**{**base, **changes}), clock=clock)
+        factory = make_engine if book else _without_book
+        app = App(Settings().replace(**{**base, **changes}), clock=clock, engine_factory=factory)
         apps.append(app)
         app.step()
         return app
@@ -73,7 +83,7 @@ def test_the_ai_opens_when_the_human_plays_white(make_app: Callable[..., App]) -
 def test_the_window_keeps_drawing_while_the_ai_thinks_and_undo_cancels(
     make_app: Callable[..., App],
 ) -> None:
-    app = make_app(ai="20")
+    app = make_app(ai="20", book=False)  # a search, not the opening book's instant answer
     click(app, "f5")
     assert app.thinking
     for _ in range(5):  # frames go on while the search runs in its thread
@@ -107,7 +117,7 @@ def test_hint_scores_the_legal_moves(make_app: Callable[..., App]) -> None:
 
 
 def test_a_move_during_a_hint_search_drops_the_hint(make_app: Callable[..., App]) -> None:
-    app = make_app(hint_time=3.0)
+    app = make_app(hint_time=3.0, book=False)  # a search, not the book's instant hint
     key(app, pygame.K_h)
     assert app.worker.kind == "hint"
     click(app, "f5")
@@ -136,6 +146,20 @@ def test_level_keys_walk_the_ladder(make_app: Callable[..., App]) -> None:
     click(app, "f5")
     assert app.wait_idle(30)
     assert app.board.ply == 2
+
+
+def test_hints_and_moves_in_the_opening_come_from_the_book(make_app: Callable[..., App]) -> None:
+    app = make_app(ai="12")
+    key(app, pygame.K_h)
+    assert app.wait_idle(5)
+    app.step()
+    assert app.hints and all(h.book for h in app.hints)
+    assert "book" in "".join(text for text, _ in Renderer()._status_lines(app.scene()))
+    click(app, "f5")
+    assert app.wait_idle(5)
+    app.step()
+    assert app.board.ply == 2 and "book" in (app.scene().note or "")
+    assert app.scene().opening in ("Perpendicular", "Diagonal", "Parallel")
 
 
 def test_a_whole_game_against_greedy_ends_on_the_end_screen(

@@ -206,3 +206,14 @@ def test_level_keys_without_an_ai_only_explain(make_app: Callable[..., App]) -> 
     app = make_app()
     key(app, pygame.K_l)
     assert app.ai == AISpec("none") and "--ai" in (app.scene().alert or "")
+
+
+def test_the_ai_searches_on_the_threads_the_settings_give(make_app: Callable[..., App]) -> None:
+    from outflank.threads import default_threads
+
+    app = make_app(ai="3", threads="2")
+    assert app.threads == 2
+    engine = app._engine_factory(app.ai)
+    assert engine.threads == 2  # type: ignore[attr-defined]
+    assert "AI level 3, 2 threads" in app.scene().info
+    assert make_app(ai="3").threads == default_threads()

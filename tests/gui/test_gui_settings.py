@@ -213,3 +213,14 @@ def test_cli_rejects_bad_options(args: list[str], message: str) -> None:
     assert proc.returncode == 2
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_threads_setting() -> None:
+    settings, warnings = read_ini("[GAME]\nTHREADS = 3\n")
+    assert warnings == [] and settings.threads == 3
+    assert Settings().threads == 0  # every core
+    settings, warnings = read_ini("[GAME]\nTHREADS = 65\n")
+    assert settings.threads == 0 and "THREADS" in warnings[0]
+    assert Settings().replace(threads="2").threads == 2
+    with pytest.raises(OutflankError, match="--threads"):
+        Settings().replace(threads="lots")

@@ -157,15 +157,17 @@ def test_a_search_cut_short_by_shutdown_is_not_saved_as_a_move(db_path: Path) ->
     be committed as the AI's move (shallower than the AI's own, often another
     move). The game must stay "AI to move", for the restart to think again."""
     strong = {"kind": "ai", "ai": "level", "level": 20}
+    # 22 plies in: beyond the opening book, which would answer at once
+    start = "d3e3f6c5b5b6f3f2e2d2c1d1c3b4e1g3c2g7h4g1g4d6"
     with TestClient(create_app(str(db_path), ai_delay=0.0, time_cap=30.0)) as first:
-        game_id, seats, _ = new_game(first, white=strong)
-        move(first, game_id, seats["black"], "f5")
+        game_id, seats, _ = new_game(first, white=strong, start=start)
+        move(first, game_id, seats["black"], "f4")
         wait_for(first, game_id, lambda s: s["thinking"] == "white", poll=0.05)
     storage = Storage(str(db_path))
     with storage.session() as session:
         moves = session.scalars(select(MoveRow.move).where(MoveRow.game_id == game_id)).all()
     storage.close()
-    assert moves == ["f5"]
+    assert moves == [start[i : i + 2] for i in range(0, len(start), 2)] + ["f4"]
 
 
 def test_reversi_rules_with_an_ai(client: TestClient) -> None:
@@ -203,9 +205,11 @@ def test_ai_games_do_not_starve_a_persons_game(db_path: Path) -> None:
     for them to end. Now a worker gives its thread back after each move, and
     AI-against-AI games never hold the last free thread."""
     strong = {"kind": "ai", "ai": "level", "level": 20}
+    # a midgame out of the opening book: every AI move is a real search
+    midgame = "------------------XO-O----XXOO-----OOX----OXXX-----XO----------- X"
     app = create_app(str(db_path), ai_workers=2, ai_delay=0.0, time_cap=3.0)
     with TestClient(app) as client:
-        busy = [new_game(client, black=strong, white=strong)[0] for _ in range(2)]
+        busy = [new_game(client, black=strong, white=strong, start=midgame)[0] for _ in range(2)]
         wait_for(client, busy[0], lambda s: s["thinking"] is not None, poll=0.05)
         game_id, seats, _ = new_game(client, white={"kind": "ai", "ai": "greedy"})
         move(client, game_id, seats["black"], "f5")

@@ -17,6 +17,10 @@ from outflank.web.app import create_app
 from web.conftest import new_game
 
 
+def _number(value: float | str) -> float:
+    return float(value.replace("Infinity", "inf")) if isinstance(value, str) else value
+
+
 def _walk(node: dict) -> list[dict]:
     return [node, *(n for child in node["children"] for n in _walk(child))]
 
@@ -39,10 +43,42 @@ def test_learn_tree_matches_the_teaching_search(client: TestClient) -> None:
     assert {c["move"] for c in early["tree"]["children"]} == {"d3", "c4", "f5", "e6"}
 
 
+def test_learn_in_both_log_orders(client: TestClient) -> None:
+    """The same tree; at each cut-off the logged window is the updated one
+    (update-first, the default) or the old one (test-first, AIMA 5.7)."""
+    game_id, _, _ = new_game(client, start="f5d6c3d3c4")
+    url = f"/api/games/{game_id}/learn"
+    default = client.get(url, params={"depth": 3}).json()
+    update = client.get(url, params={"depth": 3, "order": "update-first"}).json()
+    test = client.get(url, params={"depth": 3, "order": "test-first"}).json()
+    assert default == update and update["order"] == "update-first"
+    assert test["order"] == "test-first"
+    assert (test["value"], test["best_move"], test["nodes"]) == (
+        update["value"],
+        update["best_move"],
+        update["nodes"],
+    )
+    pairs = list(zip(_walk(update["tree"]), _walk(test["tree"]), strict=True))
+    cuts = [(u, t) for u, t in pairs if u["cutoff"]]
+    assert cuts
+    for u, t in cuts:
+        assert (u["alpha"], u["beta"], u["value"]) == (t["alpha"], t["beta"], t["value"])
+        # update-first logs the moved window (alpha >= beta), test-first the old one
+        assert _number(u["logged_alpha"]) >= _number(u["logged_beta"])
+        assert _number(t["logged_alpha"]) < _number(t["logged_beta"])
+    for u, t in pairs:  # a cut-off at the last child prunes nothing, but is logged the same way
+        if (u["logged_alpha"], u["logged_beta"]) != (t["logged_alpha"], t["logged_beta"]):
+            assert _number(u["logged_alpha"]) >= _number(u["logged_beta"])
+
+
 def test_learn_bad_input(client: TestClient) -> None:
     game_id, _, _ = new_game(client)
     assert client.get(f"/api/games/{game_id}/learn", params={"depth": 5}).status_code == 422
     assert client.get(f"/api/games/{game_id}/learn", params={"ply": 9}).status_code == 400
+    bad = client.get(f"/api/games/{game_id}/learn", params={"order": "aima"})
+    assert bad.status_code == 400 and "unknown log order 'aima'" in bad.json()["error"]
+    long = client.get(f"/api/games/{game_id}/learn", params={"order": "x" * 100})
+    assert long.status_code == 422
     assert client.get("/api/games/nope/learn").status_code == 404
 
 

@@ -10,7 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from outflank.board import Board
+from outflank.errors import OutflankError
 from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
+from outflank.threads import share
 from outflank.web.app import create_app
 from web.conftest import move, new_game
 
@@ -262,6 +264,17 @@ def test_list_games_and_info(client: TestClient) -> None:
     info = client.get("/api/info").json()
     assert {o["ai"] for o in info["opponents"]} >= {"level", "greedy", "regions"}
     assert info["levels"] == {"min": MIN_LEVEL, "max": MAX_LEVEL, "default": DEFAULT_LEVEL}
+    # two searches at once by default: the cores shared out between them
+    assert info["threads"] == {"per_search": share(2), "searches": 2}
+
+
+def test_threads_per_search(db_path: Path) -> None:
+    with TestClient(create_app(str(db_path), ai_workers=3, threads=4)) as client:
+        assert client.get("/api/info").json()["threads"] == {"per_search": 4, "searches": 3}
+        engine, _ = client.app.state.service.thinker.engine_for({"ai": "level", "level": 5})
+        assert engine.threads == 4
+    with pytest.raises(OutflankError, match="threads"):
+        create_app(str(db_path), threads=0)
 
 
 def test_long_poll_returns_newer_version(client: TestClient) -> None:

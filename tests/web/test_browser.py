@@ -211,6 +211,17 @@ def test_replay_and_learn(server: str, page: Any) -> None:
     # f3 is cut off below e3 (0): only "at most 0" is known of it, and it says so
     texts = page.locator("#tree .node").all_text_contents()
     assert any(t.startswith("f3v ≤ 0 ✂") for t in texts), texts
+    assert "Log order update-first" in page.text_content("#learn-summary")
+    cut = page.locator("#tree .node.cutoff title").first.text_content()
+    assert "its log line shows alpha" in cut
+    # The other log order: one sentence says what differs, and a cut-off's
+    # logged window becomes the one it was searched with.
+    page.select_option("#learn-order", "test-first")
+    page.wait_for_selector("#learn-summary:has-text('Log order test-first')")
+    page.wait_for_selector("#tree .node")
+    summary = page.text_content("#learn-summary")
+    assert "cut-off is tested first" in summary and "old α and β" in summary
+    assert page.locator("#tree .node.cutoff").count() >= 1
 
 
 def test_play_the_ai_hint_undo_reload(server: str, page: Any) -> None:
@@ -311,6 +322,18 @@ def test_level_scale_comes_from_the_server(server: str, browser: Any) -> None:
         state = json.load(response)
     assert state["players"]["black"]["level"] == 9
     context.close()
+
+
+def test_the_new_game_dialog_says_how_many_threads_the_engine_uses(server: str, page: Any) -> None:
+    with urllib.request.urlopen(f"{server}/api/info") as response:
+        threads = json.load(response)["threads"]["per_search"]
+    page.goto(server + "/")
+    page.wait_for_selector("dialog#newgame[open]")
+    page.wait_for_selector("#ng-threads:not([hidden])")
+    plural = "" if threads == 1 else "s"
+    assert page.text_content("#ng-threads") == (
+        f"The engine thinks on {threads} thread{plural} per move."
+    )
 
 
 def _disc_colors(page: Any) -> dict[str, str]:

@@ -98,6 +98,7 @@ def test_serve_reports_a_busy_port_and_a_bad_database(tmp_path: Path) -> None:
         (["--log-level", "bogus"], "argument --log-level: invalid choice: 'bogus'"),
         (["--ai-delay", "nan"], "--ai-delay must be a number of seconds >= 0, not nan"),
         (["--time-cap", "inf"], "--time-cap must be a number of seconds > 0, not inf"),
+        (["--threads", "0"], "argument --threads: threads must be an int in 1..64, not '0'"),
     ],
 )
 def test_serve_refuses_bad_options_before_starting(

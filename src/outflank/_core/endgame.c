@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "eval_default.h"
+#include "parallel.h"
 #include "search.h"
 
 #if defined(ENDSTATS) || defined(SELSTATS)
@@ -589,7 +590,8 @@ static inline int end_move(const TTEntry *e) { return e && e->move < 64 ? e->mov
 static inline int hint_move(const Search *s, const TTEntry *e, u64 P, u64 O) {
     int move = end_move(e);
     if (move != MOVE_NONE) return move;
-    const TTEntry *m = tt_probe(&s->tt, P, O, TT_TAG_ORDER);
+    TTEntry buf;
+    const TTEntry *m = tt_probe(&s->tt, P, O, TT_TAG_ORDER, &buf);
     return m && m->move < 64 && m->depth >= HINT_MIN_DEPTH ? m->move : MOVE_NONE;
 }
 
@@ -828,7 +830,7 @@ static int end_nws_sorted(Search *s, u64 P, u64 O, int alpha, int empties, u64 m
         u64 f = list[i].flips;
         u64 nP = O & ~f, nO = P | f | (1ULL << list[i].sq);
         int v = -end_nws(s, nP, nO, -alpha - 1, empties - 1, list[i].replies);
-        if (s->aborted) return 0;
+        if (ABORTED(s)) return 0;
         if (v > alpha) {
             small_store(e, P, O, alpha, v);
             return v;
@@ -839,20 +841,64 @@ static int end_nws_sorted(Search *s, u64 P, u64 O, int alpha, int empties, u64 m
     return best;
 }
 
+/* Split points of the solver: null-window and principal-variation nodes
+ * with at least END_SPLIT_MIN empties (the root too), after their first
+ * move (the table's move, or the first of the sorted list). */
+#ifndef END_SPLIT_MIN
+#define END_SPLIT_MIN 14
+#endif
+
+/* A worker at a split point of end_nws_tt: its move loop. */
+static void end_nws_run(Search *t, SplitPoint *sp) {
+    EndMove *list = sp->list;
+    int alpha = sp->alpha, empties = sp->depth;
+    u64 P = sp->P, O = sp->O;
+    while (!ABORTED(t)) {
+        sp_lock(sp);
+        if (sp->cut || sp->next >= sp->n) {
+            sp_unlock(sp);
+            break;
+        }
+        int i = sp->next++;
+        end_pick(list, i, sp->n);
+        EndMove m = list[i];
+        sp_unlock(sp);
+        u64 nP = O & ~m.flips, nO = P | m.flips | (1ULL << m.sq);
+        int v = -end_nws(t, nP, nO, -alpha - 1, empties - 1, m.replies);
+        if (ABORTED(t)) break;
+        sp_lock(sp);
+        if (v > sp->best) {
+            sp->best = v;
+            sp->best_move = m.sq;
+            if (v > alpha) par_cut(sp, t);
+        }
+        sp_unlock(sp);
+    }
+}
+
 static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves) {
     ++s->nodes;
     if (search_should_stop(s)) return 0;
     tt_prefetch(&s->tt, P, O);
     int bound;
     if (stability_cut(P, O, alpha, empties, &bound)) return bound;
-    const TTEntry *e = tt_probe(&s->tt, P, O, TT_TAG_END);
+    TTEntry buf;
+    const TTSlot *slot = NULL;
+    const TTEntry *e = tt_probe_slot(&s->tt, P, O, TT_TAG_END, &buf, &slot);
     if (e && e->prec >= s->end_prec) {
         if (e->lower > alpha) return e->lower;
         if (e->upper <= alpha) return e->upper;
     }
     if (s->end_prec != TT_PREC_EXACT && empties >= PC_MIN) {
         int v = probable_cut(s, P, O, alpha, empties);
+        /* The shallow searches may have written the entry's slot over (the
+         * same position's midgame entry shares its bucket): its move is
+         * then taken from what the slot holds now. That is how the solver
+         * always read it (a pointer into the table), and the tree it
+         * searches stays the same by reading it so. */
+        if (e) tt_decode(slot, &buf);
         if (v != PC_NONE) {
+            if (ABORTED(s)) return 0; /* the shallow search was cut short */
             tt_store_prec(&s->tt, P, O, TT_TAG_END, empties, alpha, alpha + 1, v,
                           e ? e->move : MOVE_NONE, s->end_prec);
             return v;
@@ -869,7 +915,7 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves
         u64 f = bb_flips(P, O, tt_move);
         best = -end_nws(s, O & ~f, P | f | (1ULL << tt_move), -alpha - 1, empties - 1,
                         MOVES_UNKNOWN);
-        if (s->aborted) return 0;
+        if (ABORTED(s)) return 0;
         best_move = tt_move;
         moves &= ~(1ULL << tt_move);
         if (best > alpha || !moves) {
@@ -894,13 +940,41 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves
     if (empties >= END_ETC_MIN)
         for (int i = 0; i < n; ++i) {
             u64 f = list[i].flips;
-            const TTEntry *c = tt_probe(&s->tt, O & ~f, P | f | (1ULL << list[i].sq), TT_TAG_END);
+            TTEntry cbuf;
+            const TTEntry *c =
+                tt_probe(&s->tt, O & ~f, P | f | (1ULL << list[i].sq), TT_TAG_END, &cbuf);
             if (c && c->prec >= s->end_prec && -c->upper > alpha) return -c->upper;
         }
     if (empties >= SHALLOW0_MIN && !ordered)
         n = order_deep_moves(s, P, O, list, n, MOVE_NONE, empties, &est);
     for (int i = 0; i < n; ++i) {
         if (i == 1 && est.squares) exact_keys(s, P, O, list, n, &est, empties);
+        if (best_move != MOVE_NONE && i + 1 < n && empties >= END_SPLIT_MIN && par_can_split(s)) {
+            if (i == 0 && est.squares) { /* the table's move came first: the order of the rest */
+                end_pick(list, 0, n);
+                exact_keys(s, P, O, list, n, &est, empties);
+                est.squares = 0;
+            }
+            SplitPoint sp;
+            sp.run = end_nws_run;
+            sp.P = P;
+            sp.O = O;
+            sp.alpha = alpha;
+            sp.beta = alpha + 1;
+            sp.depth = empties;
+            sp.list = list;
+            sp.n = n;
+            sp.next = i;
+            sp.best = best;
+            sp.best_move = best_move;
+            sp.line_len = 0;
+            if (par_split(s, &sp)) {
+                if (ABORTED(s)) return 0;
+                best = sp.best;
+                best_move = sp.best_move;
+                break;
+            }
+        }
         end_pick(list, i, n);
         if (i >= 1 && i + 1 < n && empties - 1 >= END_ETC_MIN) { /* probably an all-node */
             /* every child will be searched: the next one's bucket is
@@ -912,7 +986,7 @@ static int end_nws_tt(Search *s, u64 P, u64 O, int alpha, int empties, u64 moves
         u64 f = list[i].flips;
         u64 nP = O & ~f, nO = P | f | (1ULL << list[i].sq);
         int v = -end_nws(s, nP, nO, -alpha - 1, empties - 1, list[i].replies);
-        if (s->aborted) return 0;
+        if (ABORTED(s)) return 0;
         if (v > best) {
             best = v;
             best_move = list[i].sq;
@@ -947,6 +1021,48 @@ static inline void pv_set(Search *s, int ply, int move) {
     s->pv_len[ply] = n + 1;
 }
 
+static int end_pvs(Search *s, u64 P, u64 O, int alpha, int beta, int empties, int ply);
+
+/* A worker at a split point of end_pvs: null-window searches, re-searched
+ * with the window of the moment when they fail high. */
+static void end_pvs_run(Search *t, SplitPoint *sp) {
+    EndMove *list = sp->list;
+    int beta = sp->beta, empties = sp->depth, ply = sp->ply;
+    u64 P = sp->P, O = sp->O;
+    while (!ABORTED(t)) {
+        sp_lock(sp);
+        if (sp->cut || sp->next >= sp->n) {
+            sp_unlock(sp);
+            break;
+        }
+        int i = sp->next++;
+        end_pick(list, i, sp->n);
+        EndMove m = list[i];
+        int a = sp->alpha;
+        sp_unlock(sp);
+        u64 nP = O & ~m.flips, nO = P | m.flips | (1ULL << m.sq);
+        int v = -end_nws(t, nP, nO, -a - 1, empties - 1, m.replies);
+        if (v > a && v < beta && !ABORTED(t)) {
+            sp_lock(sp);
+            if (sp->alpha > a) a = sp->alpha;
+            sp_unlock(sp);
+            if (a < beta) v = -end_pvs(t, nP, nO, -beta, -a, empties - 1, ply + 1);
+        }
+        if (ABORTED(t)) break;
+        sp_lock(sp);
+        if (v > sp->best) {
+            sp->best = v;
+            sp->best_move = m.sq;
+            if (v > sp->alpha) {
+                sp->alpha = v;
+                par_record_line(sp, t, m.sq, ply);
+                if (v >= beta) par_cut(sp, t);
+            }
+        }
+        sp_unlock(sp);
+    }
+}
+
 /* Full-window PVS with a principal variation. */
 static int end_pvs(Search *s, u64 P, u64 O, int alpha, int beta, int empties, int ply) {
     s->pv_len[ply] = 0;
@@ -960,13 +1076,40 @@ static int end_pvs(Search *s, u64 P, u64 O, int alpha, int beta, int empties, in
         pv_set(s, ply, MOVE_PASS);
         return v;
     }
-    const TTEntry *e = tt_probe(&s->tt, P, O, TT_TAG_END);
+    TTEntry buf;
+    const TTEntry *e = tt_probe(&s->tt, P, O, TT_TAG_END, &buf);
     int tt_move = hint_move(s, e, P, O);
     EndMove list[MAX_MOVES];
     int n = empties >= SHALLOW0_MIN ? gen_deep_moves(s, P, O, moves, list, tt_move, empties)
                                     : gen_end_moves(P, O, moves, list, tt_move, NULL);
     int best = -SCORE_INF, best_move = MOVE_NONE, a = alpha;
     for (int i = 0; i < n; ++i) {
+        if (i > 0 && i + 1 < n && empties >= END_SPLIT_MIN && par_can_split(s)) {
+            SplitPoint sp;
+            sp.run = end_pvs_run;
+            sp.P = P;
+            sp.O = O;
+            sp.alpha = a;
+            sp.beta = beta;
+            sp.depth = empties;
+            sp.ply = ply;
+            sp.list = list;
+            sp.n = n;
+            sp.next = i;
+            sp.best = best;
+            sp.best_move = best_move;
+            sp.line_len = 0;
+            if (par_split(s, &sp)) {
+                if (ABORTED(s)) return 0;
+                best = sp.best;
+                best_move = sp.best_move;
+                if (sp.line_len) {
+                    memcpy(s->pv[ply], sp.line, (size_t)sp.line_len * sizeof(int));
+                    s->pv_len[ply] = sp.line_len;
+                }
+                break;
+            }
+        }
         end_pick(list, i, n);
         u64 f = list[i].flips;
         u64 nP = O & ~f, nO = P | f | (1ULL << list[i].sq);
@@ -975,10 +1118,10 @@ static int end_pvs(Search *s, u64 P, u64 O, int alpha, int beta, int empties, in
             v = -end_pvs(s, nP, nO, -beta, -a, empties - 1, ply + 1);
         } else {
             v = -end_nws(s, nP, nO, -a - 1, empties - 1, list[i].replies);
-            if (v > a && v < beta && !s->aborted)
+            if (v > a && v < beta && !ABORTED(s))
                 v = -end_pvs(s, nP, nO, -beta, -a, empties - 1, ply + 1);
         }
-        if (s->aborted) return 0;
+        if (ABORTED(s)) return 0;
         if (v > best) {
             best = v;
             best_move = list[i].sq;
@@ -1021,7 +1164,7 @@ int end_presearch(Search *s, u64 P, u64 O, RootMove *moves, int n) {
     for (int d = 1; d <= depth; ++d) {
         memcpy(work, moves, sizeof(RootMove) * (size_t)n);
         int v = mid_root(s, P, O, d, work, n, 0);
-        if (s->aborted) break;
+        if (ABORTED(s)) break;
         memcpy(moves, work, sizeof(RootMove) * (size_t)n);
         score = v;
         s->presearch_depth = d;
@@ -1032,12 +1175,91 @@ int end_presearch(Search *s, u64 P, u64 O, RootMove *moves, int n) {
     return score > 64 ? 64 : score < -64 ? -64 : score;
 }
 
+/* A worker at the root's split point (end_root's loop below its first
+ * move; every move in analyze mode). */
+static void end_root_run(Search *t, SplitPoint *sp) {
+    RootMove *moves = sp->moves;
+    int beta = sp->beta, empties = sp->depth, analyze = sp->analyze;
+    u64 P = sp->P, O = sp->O;
+    while (!ABORTED(t)) {
+        sp_lock(sp);
+        if (sp->cut || sp->next >= sp->n) {
+            sp_unlock(sp);
+            break;
+        }
+        int i = sp->next++;
+        int a = sp->alpha;
+        sp_unlock(sp);
+        RootMove *rm = &moves[i];
+        int pass = rm->square == MOVE_PASS;
+        u64 bit = pass ? 0 : 1ULL << rm->square;
+        u64 nP = O & ~rm->flips, nO = P | rm->flips | bit;
+        int ce = pass ? empties : empties - 1;
+        int v, full = 1;
+        ++t->nodes;
+        if (analyze) {
+            v = -end_pvs(t, nP, nO, -beta, -a, ce, 1);
+        } else {
+            v = -end_nws(t, nP, nO, -a - 1, ce, MOVES_UNKNOWN);
+            full = 0;
+            if (v > a && v < beta && !ABORTED(t)) {
+                sp_lock(sp);
+                if (sp->alpha > a) a = sp->alpha;
+                sp_unlock(sp);
+                if (a < beta) {
+                    v = -end_pvs(t, nP, nO, -beta, -a, ce, 1);
+                    full = 1;
+                }
+            }
+        }
+        if (ABORTED(t)) break;
+        sp_lock(sp);
+        rm->score = v;
+        rm->searched = 1;
+        if (v > sp->best) {
+            sp->best = v;
+            if (full) {
+                par_record_line(sp, t, rm->square, 0);
+            } else {
+                sp->line[0] = rm->square;
+                sp->line_len = 1;
+            }
+            if (!analyze && v > sp->alpha) sp->alpha = v;
+            if (!analyze && sp->alpha >= beta) par_cut(sp, t);
+        }
+        sp_unlock(sp);
+    }
+}
+
 int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n, int analyze) {
     int empties = 64 - bb_count(P | O);
     int best = -SCORE_INF, a = alpha;
     int root_pv[MAX_PLY], root_pv_len = 0;
     for (int i = 0; i < n; ++i) moves[i].searched = 0;
     for (int i = 0; i < n; ++i) {
+        if ((i > 0 || analyze) && i + 1 < n && empties >= END_SPLIT_MIN && par_can_split(s)) {
+            SplitPoint sp;
+            sp.run = end_root_run;
+            sp.P = P;
+            sp.O = O;
+            sp.alpha = analyze ? alpha : a;
+            sp.beta = beta;
+            sp.depth = empties;
+            sp.analyze = analyze;
+            sp.moves = moves;
+            sp.n = n;
+            sp.next = i;
+            sp.best = best;
+            sp.best_move = MOVE_NONE;
+            memcpy(sp.line, root_pv, (size_t)root_pv_len * sizeof(int));
+            sp.line_len = root_pv_len;
+            if (par_split(s, &sp)) {
+                best = sp.best;
+                root_pv_len = sp.line_len;
+                memcpy(root_pv, sp.line, (size_t)root_pv_len * sizeof(int));
+                break;
+            }
+        }
         RootMove *rm = &moves[i];
         int pass = rm->square == MOVE_PASS;
         u64 bit = pass ? 0 : 1ULL << rm->square;
@@ -1049,9 +1271,9 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
             v = -end_pvs(s, nP, nO, -beta, -(analyze ? alpha : a), ce, 1);
         } else {
             v = -end_nws(s, nP, nO, -a - 1, ce, MOVES_UNKNOWN);
-            if (v > a && v < beta && !s->aborted) v = -end_pvs(s, nP, nO, -beta, -a, ce, 1);
+            if (v > a && v < beta && !ABORTED(s)) v = -end_pvs(s, nP, nO, -beta, -a, ce, 1);
         }
-        if (s->aborted) break;
+        if (ABORTED(s)) break;
 #ifdef ENDSTATS
         fprintf(stderr, "root %d: move %d score %d window %d nodes %llu\n", i, rm->square, v, a,
                 (unsigned long long)s->nodes);
@@ -1094,7 +1316,7 @@ int end_root_aspire(Search *s, u64 P, u64 O, int alpha, int beta, int estimate, 
             hi = beta;
         }
         int v = end_root(s, P, O, lo, hi, moves, n, 0);
-        if (s->aborted) return v;
+        if (ABORTED(s)) return v;
         if (v <= lo && lo > alpha) { /* fail low: every move scored an upper bound */
             memcpy(moves, order, sizeof(RootMove) * (size_t)n);
             hi = v + 1 > lo + 1 ? lo + 1 : v + 1;
@@ -1126,12 +1348,12 @@ static int end_prepare(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *m
                        int min_empties) {
     int empties = 64 - bb_count(P | O);
     int estimate = end_presearch(s, P, O, moves, n);
-    if (empties >= min_empties && !s->aborted) {
-        for (int k = 0; k < SEL_PASSES && !s->aborted; ++k) {
+    if (empties >= min_empties && !ABORTED(s)) {
+        for (int k = 0; k < SEL_PASSES && !ABORTED(s); ++k) {
             s->end_prec = k + 1;
             s->pc_t = SEL_T[k];
             int v = end_root_aspire(s, P, O, alpha, beta, estimate, moves, n);
-            if (!s->aborted) estimate = v;
+            if (!ABORTED(s)) estimate = v;
 #ifdef SELSTATS
             fprintf(stderr, "pass t=%d: %d (%d) nodes %llu\n", SEL_T[k], v, moves[0].square,
                     (unsigned long long)s->nodes);
@@ -1149,16 +1371,16 @@ int end_probable(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, 
 
 int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n) {
     int estimate = end_prepare(s, P, O, alpha, beta, moves, n, SEL_MIN);
-    if (s->aborted) return estimate;
+    if (ABORTED(s)) return estimate;
     int v = end_root_aspire(s, P, O, alpha, beta, estimate, moves, n);
-    if (s->aborted) return moves[0].searched ? moves[0].score : estimate;
+    if (ABORTED(s)) return moves[0].searched ? moves[0].score : estimate;
     return v;
 }
 
 int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n) {
     int estimate = end_prepare(s, P, O, alpha, beta, moves, n, SEL_MIN);
-    if (s->aborted) return estimate;
+    if (ABORTED(s)) return estimate;
     int v = end_root(s, P, O, alpha, beta, moves, n, 1);
-    if (s->aborted) return moves[0].searched ? moves[0].score : estimate;
+    if (ABORTED(s)) return moves[0].searched ? moves[0].score : estimate;
     return v;
 }

@@ -8,6 +8,8 @@
 #include "search.h"
 
 #include <string.h>
+
+#include "parallel.h"
 #include <time.h>
 
 u64 NEIGHBOURS[64];
@@ -25,17 +27,42 @@ double search_now(void) {
 
 int search_init(Search *s, size_t tt_mib) {
     memset(s, 0, sizeof *s);
-    atomic_init(&s->stop, 0);
+    atomic_init(&s->aborted, 0);
     s->ev.kind = EVAL_DEFAULT;
     s->eval_tag = TT_TAG_ORDER + 1;
-    return tt_init(&s->tt, tt_mib);
+    if (par_init(s) < 0) return -1;
+    if (tt_init(&s->tt, tt_mib) < 0) {
+        par_free(s);
+        return -1;
+    }
+    return 0;
 }
 
-void search_free(Search *s) { tt_free(&s->tt); }
+void search_free(Search *s) {
+    par_free(s);
+    tt_free(&s->tt);
+}
+
+void search_set_threads(Search *s, int threads, int oversubscribe) {
+    s->par->nthreads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
+    s->par->oversubscribe = oversubscribe;
+}
+
+void search_stop(Search *s) { atomic_store(&s->par->stop, 1); }
+
+void search_reset_stop(Search *s) { atomic_store(&s->par->stop, 0); }
+
+int search_stop_requested(Search *s) { return atomic_load(&s->par->stop); }
+
+uint64_t search_nodes(Search *s) {
+    return atomic_load_explicit(&s->par->nodes, memory_order_relaxed) + (s->nodes - s->flushed);
+}
 
 void search_clear(Search *s) {
     tt_clear(&s->tt);
     memset(s->end_small, 0, sizeof s->end_small);
+    for (int i = 1; i < MAX_THREADS; ++i) /* the helpers' small tables (no search runs) */
+        if (s->par->thread[i]) memset(s->par->thread[i]->end_small, 0, sizeof s->end_small);
 }
 
 void search_set_evaluator(Search *s, const Evaluator *ev) {
@@ -50,7 +77,7 @@ void search_set_evaluator(Search *s, const Evaluator *ev) {
 
 void search_begin(Search *s, double time_limit, uint64_t node_limit) {
     s->nodes = 0;
-    s->aborted = 0;
+    atomic_store_explicit(&s->aborted, 0, memory_order_relaxed);
     s->node_limit = node_limit;
     s->next_poll = node_limit && node_limit < 4096 ? node_limit : 4096;
     s->deadline = time_limit > 0 ? search_now() + time_limit : 0;
@@ -61,14 +88,30 @@ void search_begin(Search *s, double time_limit, uint64_t node_limit) {
     s->mpc_t = 0;
     s->presearch_depth = 0;
     s->fresh_cuts = 0;
+    par_begin(s);
 }
 
+void search_end(Search *s) { par_end(s); }
+
+/* Every 4096 nodes of a thread (fewer near a node limit, so that all the
+ * threads together stop at it): add them to the search's count, check
+ * the limits and stop(). With one thread this is the check of before: a
+ * node limit is met exactly. */
 void search_poll(Search *s) {
-    s->next_poll = s->nodes + 4096;
-    if (s->node_limit && s->next_poll > s->node_limit) s->next_poll = s->node_limit;
-    if (atomic_load_explicit(&s->stop, memory_order_relaxed) ||
-        (s->node_limit && s->nodes >= s->node_limit) || (s->deadline && search_now() >= s->deadline))
-        s->aborted = 1;
+    Par *par = s->par;
+    uint64_t delta = s->nodes - s->flushed;
+    s->flushed = s->nodes;
+    uint64_t total = atomic_fetch_add_explicit(&par->nodes, delta, memory_order_relaxed) + delta;
+    uint64_t step = 4096;
+    if (s->node_limit) {
+        uint64_t left = total < s->node_limit ? s->node_limit - total : 0;
+        uint64_t share = left / (uint64_t)par->active;
+        if (share < step) step = share ? share : left ? 1 : 0;
+    }
+    s->next_poll = s->nodes + step;
+    if (atomic_load_explicit(&par->stop, memory_order_relaxed) ||
+        (s->node_limit && total >= s->node_limit) || (s->deadline && search_now() >= s->deadline))
+        par_halt(s);
 }
 
 int search_root_moves(u64 P, u64 O, RootMove *moves) {
@@ -139,6 +182,52 @@ static inline int mpc_shallow(int depth) { return 2 * (depth / 4) + (depth & 1);
 
 static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, int ply, int pv);
 
+/* Split points of the midgame search: nodes at least MID_SPLIT_MIN plies
+ * from the leaves (the root too), after their first move. */
+#ifndef MID_SPLIT_MIN
+#define MID_SPLIT_MIN 5
+#endif
+
+/* A worker at a split point of mid_search: the loop of the node's moves
+ * below the first, as mid_search runs it, with the window of the moment. */
+static void mid_run(Search *t, SplitPoint *sp) {
+    MoveItem *list = sp->list;
+    int beta = sp->beta, depth = sp->depth, ply = sp->ply, pv = sp->pv;
+    u64 P = sp->P, O = sp->O;
+    while (!ABORTED(t)) {
+        sp_lock(sp);
+        if (sp->cut || sp->next >= sp->n) {
+            sp_unlock(sp);
+            break;
+        }
+        int i = sp->next++;
+        pick(list, i, sp->n);
+        MoveItem m = list[i];
+        int a = sp->alpha;
+        sp_unlock(sp);
+        u64 nP = O & ~m.flips, nO = P | m.flips | (1ULL << m.sq);
+        int v = -mid_search(t, nP, nO, depth - 1, -a - 1, -a, ply + 1, 0);
+        if (v > a && v < beta && !ABORTED(t)) {
+            sp_lock(sp);
+            if (sp->alpha > a) a = sp->alpha; /* raised meanwhile */
+            sp_unlock(sp);
+            if (a < beta) v = -mid_search(t, nP, nO, depth - 1, -beta, -a, ply + 1, pv);
+        }
+        if (ABORTED(t)) break;
+        sp_lock(sp);
+        if (v > sp->best) {
+            sp->best = v;
+            sp->best_move = m.sq;
+            if (v > sp->alpha) {
+                sp->alpha = v;
+                if (pv) par_record_line(sp, t, m.sq, ply);
+                if (v >= beta) par_cut(sp, t);
+            }
+        }
+        sp_unlock(sp);
+    }
+}
+
 /* beta when the shallow search predicts that the node fails high, alpha
  * when it predicts a fail low, MPC_NONE when it cannot tell (the node is
  * then searched; a stopped search returns through its move loop). */
@@ -178,7 +267,8 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
 
     int tt_move = MOVE_NONE;
     if (depth >= 2) {
-        const TTEntry *e = tt_probe(&s->tt, P, O, s->eval_tag);
+        TTEntry buf;
+        const TTEntry *e = tt_probe(&s->tt, P, O, s->eval_tag, &buf);
         if (e) {
             if (e->move < 64) tt_move = e->move;
             if (e->depth >= depth && !pv && (!s->fresh_cuts || e->age == s->tt.age)) {
@@ -215,6 +305,33 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
 
     int best = -SCORE_INF, best_move = MOVE_NONE, a = alpha;
     for (int i = 0; i < n; ++i) {
+        if (i > 0 && depth >= MID_SPLIT_MIN && i + 1 < n && par_can_split(s)) {
+            SplitPoint sp;
+            sp.run = mid_run;
+            sp.P = P;
+            sp.O = O;
+            sp.beta = beta;
+            sp.depth = depth;
+            sp.ply = ply;
+            sp.pv = pv;
+            sp.list = list;
+            sp.n = n;
+            sp.next = i;
+            sp.alpha = a;
+            sp.best = best;
+            sp.best_move = best_move;
+            sp.line_len = 0;
+            if (par_split(s, &sp)) {
+                if (ABORTED(s)) return 0;
+                best = sp.best;
+                best_move = sp.best_move;
+                if (pv && sp.line_len) {
+                    memcpy(s->pv[ply], sp.line, (size_t)sp.line_len * sizeof(int));
+                    s->pv_len[ply] = sp.line_len;
+                }
+                break;
+            }
+        }
         pick(list, i, n);
         u64 f = list[i].flips;
         u64 nP = O & ~f, nO = P | f | (1ULL << list[i].sq);
@@ -223,10 +340,10 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
             v = -mid_search(s, nP, nO, depth - 1, -beta, -a, ply + 1, pv);
         } else {
             v = -mid_search(s, nP, nO, depth - 1, -a - 1, -a, ply + 1, 0);
-            if (v > a && v < beta && !s->aborted)
+            if (v > a && v < beta && !ABORTED(s))
                 v = -mid_search(s, nP, nO, depth - 1, -beta, -a, ply + 1, pv);
         }
-        if (s->aborted) return 0;
+        if (ABORTED(s)) return 0;
         if (v > best) {
             best = v;
             best_move = list[i].sq;
@@ -270,12 +387,89 @@ void root_finish(Search *s, RootMove *moves, int n, const int *line, int len) {
     }
 }
 
+/* A worker at the root's split point (mid_root's loop, below its first
+ * move; every move in analyze mode). */
+static void mid_root_run(Search *t, SplitPoint *sp) {
+    RootMove *moves = sp->moves;
+    int beta = sp->beta, depth = sp->depth, analyze = sp->analyze;
+    u64 P = sp->P, O = sp->O;
+    while (!ABORTED(t)) {
+        sp_lock(sp);
+        if (sp->cut || sp->next >= sp->n) {
+            sp_unlock(sp);
+            break;
+        }
+        int i = sp->next++;
+        int a = sp->alpha;
+        sp_unlock(sp);
+        RootMove *rm = &moves[i];
+        u64 bit = rm->square == MOVE_PASS ? 0 : 1ULL << rm->square;
+        u64 nP = O & ~rm->flips, nO = P | rm->flips | bit;
+        int d = rm->square == MOVE_PASS ? depth : depth - 1;
+        int v, full = 1;
+        ++t->nodes;
+        if (analyze) {
+            v = -mid_search(t, nP, nO, d, -beta, -a, 1, 1);
+        } else {
+            v = -mid_search(t, nP, nO, d, -a - 1, -a, 1, 0);
+            full = 0;
+            if (v > a && !ABORTED(t)) {
+                sp_lock(sp);
+                if (sp->alpha > a) a = sp->alpha;
+                sp_unlock(sp);
+                v = -mid_search(t, nP, nO, d, -beta, -a, 1, 1);
+                full = 1;
+            }
+        }
+        if (ABORTED(t)) break;
+        sp_lock(sp);
+        rm->score = v;
+        rm->searched = 1;
+        if (v > sp->best) {
+            sp->best = v;
+            if (full) {
+                par_record_line(sp, t, rm->square, 0);
+            } else {
+                sp->line[0] = rm->square;
+                sp->line_len = 1;
+            }
+            if (!analyze && v > sp->alpha) sp->alpha = v;
+        }
+        sp_unlock(sp);
+    }
+}
+
 int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int analyze) {
     int alpha = -SCORE_INF + 1, beta = SCORE_INF;
     int best = -SCORE_INF;
     int root_pv[MAX_PLY], root_pv_len = 0;
     for (int i = 0; i < n; ++i) moves[i].searched = 0;
     for (int i = 0; i < n; ++i) {
+        if ((i > 0 || analyze) && i + 1 < n && depth >= MID_SPLIT_MIN && par_can_split(s)) {
+            SplitPoint sp;
+            sp.run = mid_root_run;
+            sp.P = P;
+            sp.O = O;
+            sp.beta = beta;
+            sp.depth = depth;
+            sp.ply = 0;
+            sp.pv = 1;
+            sp.analyze = analyze;
+            sp.moves = moves;
+            sp.n = n;
+            sp.next = i;
+            sp.alpha = alpha;
+            sp.best = best;
+            sp.best_move = MOVE_NONE;
+            memcpy(sp.line, root_pv, (size_t)root_pv_len * sizeof(int));
+            sp.line_len = root_pv_len;
+            if (par_split(s, &sp)) {
+                best = sp.best;
+                root_pv_len = sp.line_len;
+                memcpy(root_pv, sp.line, (size_t)root_pv_len * sizeof(int));
+                break;
+            }
+        }
         RootMove *rm = &moves[i];
         u64 bit = rm->square == MOVE_PASS ? 0 : 1ULL << rm->square;
         u64 nP = O & ~rm->flips, nO = P | rm->flips | bit;
@@ -286,9 +480,9 @@ int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int ana
             v = -mid_search(s, nP, nO, d, -beta, -alpha, 1, 1);
         } else {
             v = -mid_search(s, nP, nO, d, -alpha - 1, -alpha, 1, 0);
-            if (v > alpha && !s->aborted) v = -mid_search(s, nP, nO, d, -beta, -alpha, 1, 1);
+            if (v > alpha && !ABORTED(s)) v = -mid_search(s, nP, nO, d, -beta, -alpha, 1, 1);
         }
-        if (s->aborted) break;
+        if (ABORTED(s)) break;
         rm->score = v;
         rm->searched = 1;
         if (v > best) {

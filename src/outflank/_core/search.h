@@ -4,12 +4,14 @@
  * deepening with a transposition table, time/node limits and a stop flag.
  *
  * No function here touches Python objects, so callers may release the GIL.
- * One Search must be used by one thread at a time; Search.stop may be set
- * from any thread.
+ * A Search is one thread's state; a search may use several threads (each
+ * with its own Search, sharing the table and the limits through a Par:
+ * parallel.h). search_stop may be called from any thread.
  */
 #ifndef OUTFLANK_SEARCH_H
 #define OUTFLANK_SEARCH_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -51,17 +53,27 @@ typedef struct {
     u64 flips;
 } RootMove;
 
+struct Par;
+struct SplitPoint;
+
+/* One thread's state. The Searcher's own (thread 0) owns the table and
+ * the Par; a helper thread's copies the table's address and the search's
+ * settings from the thread whose split point it joins. */
 typedef struct Search {
     Evaluator ev;
     int eval_tag; /* TT tag of midgame entries for the current evaluator */
     int reversi;  /* game ends as soon as the mover cannot move */
     TT tt;
-    atomic_int stop;
-    /* limits of the running search */
-    uint64_t node_limit; /* 0: none */
-    uint64_t next_poll;  /* node count of the next limits check */
+    /* limits of the running search (the same in every thread) */
+    uint64_t node_limit; /* 0: none; for all threads together */
+    uint64_t next_poll;  /* this thread's node count of its next limits check */
     double deadline;     /* monotonic seconds; 0: none */
-    int aborted;
+    /* 0 while searching; ABORT_STOP when the search is stopped (a limit,
+     * stop()); ABORT_CUT + f when a split point this thread works at (its
+     * f-th, counted from its outermost) has been cut off, so its work there
+     * is wasted (parallel.h). Read after every child search: relaxed
+     * atomic loads, plain moves on x86-64. */
+    atomic_int aborted;
     /* exact endgame: TT_PREC_EXACT, or the level of a selective pass whose
      * probable cut-offs need a shallow search to clear the bound by
      * pc_t / 100 standard deviations */
@@ -77,25 +89,62 @@ typedef struct Search {
      * (older ones, perhaps of another depth, still order the moves), so
      * every move's score is of the asked depth whatever ran before */
     int fresh_cuts;
-    /* statistics */
+    /* statistics: this thread's nodes (search_nodes: all threads') */
     uint64_t nodes;
+    uint64_t flushed; /* of them, those already added to par->nodes */
+    /* parallel search (parallel.h) */
+    struct Par *par;
+    int id;                   /* 0: the Searcher's own thread; 1..: helpers */
+    int split_ok;             /* more than one thread: may offer split points */
+    int spawn_pending;        /* thread 0: the helpers of this search not started yet */
+    int nframes;              /* split points this thread works at, nested */
+    struct SplitPoint *sp;    /* the innermost of them (NULL: none) */
+    pthread_mutex_t mtx;      /* guards assigned, quit; with cv, sleeping */
+    pthread_cond_t cv;
+    struct SplitPoint *assigned; /* a split point to join */
+    int quit;                    /* the search is over: the helper thread ends */
+    _Atomic uint64_t state;      /* idle or busy, with a version (parallel.c) */
+    struct SplitPoint *_Atomic wait_sp; /* waiting as master at this split point */
     SmallEntry end_small[END_TT_MIN - END_SORT_MIN][END_SMALL_SIZE];
     /* principal variation, triangular */
     int pv[MAX_PLY][MAX_PLY];
     int pv_len[MAX_PLY];
 } Search;
 
+#define ABORT_STOP 1
+#define ABORT_CUT 2
+
+/* The aborted flag, read anywhere in the search. */
+#define ABORTED(s) atomic_load_explicit(&(s)->aborted, memory_order_relaxed)
+
 /* Seconds on a monotonic clock. */
 double search_now(void);
 
+/* A Searcher's own Search (thread 0), with its table and its Par (one
+ * thread until search_set_threads). Returns 0, or -1 out of memory. */
 int search_init(Search *s, size_t tt_mib);
 void search_free(Search *s);
+/* Threads each search may use (1..MAX_THREADS); only between searches.
+ * At most the cores the process may run on are used, unless
+ * oversubscribe (for tests: more threads than cores, taking turns). */
+void search_set_threads(Search *s, int threads, int oversubscribe);
+/* Ask the running search (or the next one) to stop: from any thread. */
+void search_stop(Search *s);
+void search_reset_stop(Search *s);
+int search_stop_requested(Search *s);
+/* Nodes searched so far by all threads of the search (exact between
+ * iterations and at its end). */
+uint64_t search_nodes(Search *s);
+/* The end of a search: its helper threads end (joined). Call after the
+ * last search function of a search_begin. */
+void search_end(Search *s);
 /* Forget every stored result (the transposition table and the solver's
  * small table): the next search starts as in a new Search. */
 void search_clear(Search *s);
 void search_set_evaluator(Search *s, const Evaluator *ev);
 
-/* Start a search: reset counters, set limits (time_limit <= 0: none). The
+/* Start a search: reset counters, set limits (time_limit <= 0: none;
+ * both hold for all the search's threads together). The
  * stop flag is left as it is: the caller clears it (Searcher.reset_stop) when
  * its call begins, so a stop() that arrives before the search starts counts. */
 void search_begin(Search *s, double time_limit, uint64_t node_limit);
@@ -160,12 +209,13 @@ typedef struct {
 void end_enter(Search *s, EvalState *saved);
 void end_leave(Search *s, const EvalState *saved);
 
-/* Check time / node limits and the stop flag; sets s->aborted. */
+/* Check time / node limits and the stop flag; when one is reached, every
+ * thread of the search is aborted (ABORT_STOP). */
 void search_poll(Search *s);
 
 static inline int search_should_stop(Search *s) {
     if (s->nodes >= s->next_poll) search_poll(s);
-    return s->aborted;
+    return ABORTED(s);
 }
 
 /* Tables used by the search; call once at module import. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parallel.h"
 #include "pybits.h"
 #include "search.h"
 #include "searcher.h"
@@ -30,11 +31,22 @@ static int check_tt_mib(long long mib) {
     return 1;
 }
 
+static int check_threads(int threads) {
+    if (threads < 1 || threads > MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads must be in 1..%d, not %d", MAX_THREADS, threads);
+        return 0;
+    }
+    return 1;
+}
+
 static int Searcher_init(SearcherObject *self, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"tt_mb", NULL};
+    static char *kwlist[] = {"tt_mb", "threads", "oversubscribe", NULL};
     long long mib = 64;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|L:Searcher", kwlist, &mib)) return -1;
-    if (!check_tt_mib(mib)) return -1;
+    int threads = 1, oversubscribe = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|Lip:Searcher", kwlist, &mib, &threads,
+                                     &oversubscribe))
+        return -1;
+    if (!check_tt_mib(mib) || !check_threads(threads)) return -1;
     if (self->s) {
         PyErr_SetString(PyExc_RuntimeError, "Searcher already initialised");
         return -1;
@@ -45,6 +57,7 @@ static int Searcher_init(SearcherObject *self, PyObject *args, PyObject *kwargs)
         PyErr_NoMemory();
         return -1;
     }
+    search_set_threads(s, threads, oversubscribe);
     self->s = s;
     return 0;
 }
@@ -129,12 +142,12 @@ static PyObject *Searcher_evaluate(SearcherObject *self, PyObject *args) {
 }
 
 static PyObject *Searcher_stop(SearcherObject *self, PyObject *Py_UNUSED(ignored)) {
-    if (self->s) atomic_store(&self->s->stop, 1);
+    if (self->s) search_stop(self->s);
     Py_RETURN_NONE;
 }
 
 static PyObject *Searcher_reset_stop(SearcherObject *self, PyObject *Py_UNUSED(ignored)) {
-    if (self->s) atomic_store(&self->s->stop, 0);
+    if (self->s) search_reset_stop(self->s);
     Py_RETURN_NONE;
 }
 
@@ -151,6 +164,28 @@ static PyObject *Searcher_resize(SearcherObject *self, PyObject *args) {
     if (tt_init(&self->s->tt, (size_t)mib) < 0) return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
+
+static PyObject *Searcher_set_threads(SearcherObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"threads", "oversubscribe", NULL};
+    int threads, oversubscribe = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "i|p:set_threads", kwlist, &threads,
+                                     &oversubscribe))
+        return NULL;
+    if (!check_threads(threads) || !ready(self)) return NULL;
+    search_set_threads(self->s, threads, oversubscribe);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Searcher_get_threads(SearcherObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLong(self->s ? self->s->par->nthreads : 1);
+}
+
+static PyGetSetDef Searcher_getset[] = {
+    {"threads", (getter)Searcher_get_threads, NULL,
+     "Threads each search may use (set_threads changes it between searches).", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
 
 static PyObject *pv_list(const Search *s) {
     PyObject *list = PyList_New(s->pv_len[0]);
@@ -193,7 +228,7 @@ PyDoc_STRVAR(search_doc,
              "selective > 0 (mode 0, default evaluator): probable cut-offs where a\n"
              "shallow search clears the window by selective / 100 standard\n"
              "deviations of its error. The dict holds move, score, pv, depth,\n"
-             "nodes, elapsed, aborted, moves.");
+             "nodes, elapsed, aborted, moves, threads (the threads it ran on).");
 
 static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"player", "opponent", "mode", "depth", "time",
@@ -252,7 +287,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
             Py_BEGIN_ALLOW_THREADS
             v = mid_root(s, P, O, d, work, n, analyze);
             Py_END_ALLOW_THREADS
-            if (s->aborted) {
+            if (ABORTED(s)) {
                 aborted = 1;
                 break;
             }
@@ -265,10 +300,14 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
             if (callback != Py_None) {
                 PyObject *pvl = pv_list(s);
                 PyObject *r = pvl ? PyObject_CallFunction(callback, "iiKdO", d, v,
-                                                          (unsigned long long)s->nodes, elapsed, pvl)
+                                                          (unsigned long long)search_nodes(s),
+                                                          elapsed, pvl)
                                   : NULL;
                 Py_XDECREF(pvl);
                 if (!r) {
+                    Py_BEGIN_ALLOW_THREADS
+                    search_end(s);
+                    Py_END_ALLOW_THREADS
                     self->busy = 0;
                     return NULL;
                 }
@@ -276,7 +315,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
             }
             if (d >= empties) break; /* the tree reaches the end of the game */
             if (s->deadline && elapsed > 0.4 * time_limit) break; /* next one would not finish */
-            if (atomic_load(&s->stop)) {
+            if (search_stop_requested(s)) {
                 aborted = 1;
                 break;
             }
@@ -291,7 +330,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
                                       : end_solve(s, P, O, alpha, beta, moves, n);
         end_leave(s, &saved);
         Py_END_ALLOW_THREADS
-        aborted = s->aborted;
+        aborted = ABORTED(s) != 0;
         /* an interrupted solve reports the pre-search's depth, whose move
          * (or a better one from a later pass) leads the list */
         done_depth = aborted ? s->presearch_depth : empties;
@@ -304,6 +343,9 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
             }
         }
     }
+    Py_BEGIN_ALLOW_THREADS
+    search_end(s); /* the helper threads end with the search */
+    Py_END_ALLOW_THREADS
     self->busy = 0;
     double elapsed = search_now() - start;
     if (done_depth == 0) { /* nothing completed: fall back on the first ordered move */
@@ -316,10 +358,11 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     PyObject *ml = moves_list(moves, n);
     PyObject *res = NULL;
     if (pvl && ml)
-        res = Py_BuildValue("{s:i,s:i,s:O,s:i,s:K,s:d,s:O,s:O}", "move", moves[0].square,
+        res = Py_BuildValue("{s:i,s:i,s:O,s:i,s:K,s:d,s:O,s:O,s:i}", "move", moves[0].square,
                             "score", score, "pv", pvl, "depth", done_depth, "nodes",
-                            (unsigned long long)s->nodes, "elapsed", elapsed, "aborted",
-                            aborted ? Py_True : Py_False, "moves", ml);
+                            (unsigned long long)search_nodes(s), "elapsed", elapsed, "aborted",
+                            aborted ? Py_True : Py_False, "moves", ml, "threads",
+                            s->par->running);
     Py_XDECREF(pvl);
     Py_XDECREF(ml);
     return res;
@@ -337,6 +380,10 @@ static PyMethodDef Searcher_methods[] = {
     {"reset_stop", (PyCFunction)Searcher_reset_stop, METH_NOARGS,
      "reset_stop(): forget a stop() (searches do not clear it themselves)."},
     {"clear", (PyCFunction)Searcher_clear, METH_NOARGS, "clear(): empty the TT."},
+    {"set_threads", (PyCFunction)(void (*)(void))Searcher_set_threads,
+     METH_VARARGS | METH_KEYWORDS,
+     "set_threads(n, oversubscribe=False): threads each search may use from now on\n"
+     "(1..64); at most the cores the process may run on, unless oversubscribe."},
     {"resize", (PyCFunction)Searcher_resize, METH_VARARGS,
      "resize(tt_mb): reallocate the transposition table (emptied)."},
     {NULL, NULL, 0, NULL},
@@ -346,11 +393,15 @@ static PyTypeObject SearcherType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "outflank._core.Searcher",
     .tp_basicsize = sizeof(SearcherObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = PyDoc_STR("Searcher(tt_mb=64): an alpha-beta search context."),
+    .tp_doc = PyDoc_STR("Searcher(tt_mb=64, threads=1, oversubscribe=False): an alpha-beta\n"
+                        "search context; each search uses up to `threads` threads (Young\n"
+                        "Brothers Wait), at most the cores the process may run on unless\n"
+                        "oversubscribe."),
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Searcher_init,
     .tp_dealloc = (destructor)Searcher_dealloc,
     .tp_methods = Searcher_methods,
+    .tp_getset = Searcher_getset,
 };
 
 int searcher_register(PyObject *module) {
@@ -362,6 +413,7 @@ int searcher_register(PyObject *module) {
         return -1;
     }
     if (PyModule_AddIntConstant(module, "SCORE_WIN", SCORE_WIN) < 0 ||
+        PyModule_AddIntConstant(module, "MAX_THREADS", MAX_THREADS) < 0 ||
         PyModule_AddIntConstant(module, "MOVE_PASS", MOVE_PASS) < 0 ||
         PyModule_AddIntConstant(module, "EVAL_DEFAULT", EVAL_DEFAULT) < 0 ||
         PyModule_AddIntConstant(module, "EVAL_WEIGHTS", EVAL_WEIGHTS) < 0 ||

@@ -15,6 +15,7 @@ COMMANDS = [
     "outflank.commands.nboard",
     "outflank.commands.tournament",
     "outflank.commands.replay",
+    "outflank.commands.book",
     "outflank.commands.gui",
     "outflank.commands.serve",
 ]

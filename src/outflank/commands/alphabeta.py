@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from outflank.assignment import run_task
+from outflank.assignment import ORDERS, run_task
 
 NAME = "alphabeta"
 HELP = "seed 002's task: read input.txt, run alpha-beta, write output.txt with the traverse log"
@@ -41,6 +41,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--log-only", action="store_true", help="write the traverse log without the board"
     )
+    parser.add_argument(
+        "--order",
+        choices=ORDERS,
+        default=None,
+        help="the log's order (alpha-beta only): update-first (default; seed 002's example)"
+        " updates alpha/beta, logs, then tests the cut-off; test-first (AIMA figure 5.7,"
+        " the exercise's official samples) tests first and logs a node that cuts off"
+        " with its old alpha/beta",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
         None if to_stdout else Path(args.output),
         args.algorithm,
         log_only=args.log_only,
+        order=args.order,
     )
     if to_stdout:
         sys.stdout.write(text)

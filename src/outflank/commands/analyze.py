@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from outflank.commands.common import board_argument, interruptible
+from outflank.book.names import opening_name
+from outflank.commands.common import add_threads_option, board_argument, interruptible
 from outflank.engine import Engine, SearchInfo, check_limits
 from outflank.errors import OutflankError
 from outflank.evaluation import EVALUATORS
@@ -34,11 +35,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="evaluator to use (default: default)",
     )
     parser.add_argument(
+        "--no-book",
+        action="store_true",
+        help="search even where the opening book knows the position (the book is used"
+        " with the default evaluator)",
+    )
+    parser.add_argument(
         "--endgame",
         type=int,
         default=None,
         help="solve exactly from this many empties (default 20 with the default evaluator)",
     )
+    add_threads_option(parser, "every core this process may use")
 
 
 def _fmt_score(score: float) -> str:
@@ -60,10 +68,22 @@ def run(args: argparse.Namespace) -> int:
         raise OutflankError("the game is over: nothing to analyse")
     time = args.time if args.time is not None or args.depth is not None else 2.0
     check_limits(depth=args.depth, time=time)  # before any output
-    engine = Engine(args.evaluator, endgame=args.endgame)
+    book = args.evaluator == "default" and not args.no_book
+    engine = Engine(args.evaluator, endgame=args.endgame, book=book, threads=args.threads)
     print(board)
     print(f"{board.turn.name.lower()} to move, {board.empties} empties, evaluator "
           f"{engine.evaluator.describe()}")  # fmt: skip
+    name = opening_name(board)
+    if name is not None:
+        print(f"opening: {name}")
+    if engine.book is not None and engine.book.probe(board) is not None:
+        scores = engine.analyze(board)
+        result = engine.search(board)
+        pv = " ".join(str(m) for m in result.pv)
+        print(f"best {result.best_move}  score {_fmt_score(result.score)} (book, searched to depth"
+              f" {result.depth})  book line {pv}")  # fmt: skip
+        print("moves (book):", "  ".join(f"{s.move} {_fmt_score(s.score)}" for s in scores))
+        return 0
     result = interruptible(
         engine.search, board, depth=args.depth, time=time, on_info=_info, on_interrupt=engine.stop
     )

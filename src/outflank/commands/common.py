@@ -9,8 +9,9 @@ from typing import Any, TypeVar
 
 from outflank.board import Board, parse_position
 from outflank.errors import OutflankError
+from outflank.threads import MAX_THREADS, check_threads
 
-__all__ = ["board_argument", "parse_position"]
+__all__ = ["add_threads_option", "board_argument", "parse_position", "threads_argument"]
 
 
 def board_argument(text: str) -> Board:
@@ -19,6 +20,27 @@ def board_argument(text: str) -> Board:
         return parse_position(text)
     except OutflankError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def threads_argument(text: str) -> int:
+    """argparse type: a number of threads per search, 1..MAX_THREADS."""
+    try:
+        return check_threads(int(text))
+    except (ValueError, OutflankError):
+        raise argparse.ArgumentTypeError(
+            f"threads must be an int in 1..{MAX_THREADS}, not {text!r}"
+        ) from None
+
+
+def add_threads_option(parser: Any, default_help: str) -> None:
+    """The ``--threads N`` option of the commands that search."""
+    parser.add_argument(
+        "--threads",
+        type=threads_argument,
+        default=None,
+        metavar="N",
+        help=f"threads per search (1-{MAX_THREADS}; default: {default_help})",
+    )
 
 
 T = TypeVar("T")

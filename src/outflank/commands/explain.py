@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from outflank.classic import ORDERS
 from outflank.commands.common import board_argument
 from outflank.errors import OutflankError
 from outflank.explain import EVALUATION_NAMES, explain
@@ -46,6 +47,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help=f"plies of the tree to print; deeper subtrees are folded into one line"
         f" (default {SHOW_PLIES}; the counts always cover the whole search)",
     )
+    parser.add_argument(
+        "--order",
+        choices=ORDERS,
+        default=None,
+        help="alpha-beta's log order: update-first (default; seed 002's example) or"
+        " test-first (AIMA figure 5.7); only the window logged at a cut-off differs",
+    )
     parser.add_argument("--json", action="store_true", help="print the trace as JSON")
 
 
@@ -54,7 +62,11 @@ def run(args: argparse.Namespace) -> int:
         raise OutflankError(f"--depth must be in 0..{MAX_DEPTH}, not {args.depth}")
     if args.show < 1:
         raise OutflankError(f"--show must be at least 1, not {args.show}")
-    report = explain(args.position, args.depth, args.algorithm, args.evaluation)
+    if args.order is not None and args.algorithm != "alphabeta":
+        raise OutflankError("--order applies to the alpha-beta tree, not to minimax")
+    report = explain(
+        args.position, args.depth, args.algorithm, args.evaluation, order=args.order or ORDERS[0]
+    )
     if args.json:
         print(json.dumps(report.to_dict(), indent=1))
     else:

@@ -69,6 +69,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help=f"how long a hint (H) may think (default {default.hint_time})",
     )
     parser.add_argument(
+        "--threads",
+        metavar="N",
+        help="threads per search of the AI and the hints (0: every core; default"
+        f" {default.threads or 'every core'})",
+    )
+    parser.add_argument(
         "--config", type=Path, metavar="FILE", help="read this INI file instead of the usual ones"
     )
     parser.add_argument(
@@ -98,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
             "animation",
             "flip_time",
             "hint_time",
+            "threads",
         )
     }
     settings, warnings, _ = load_settings(args.config, overrides)

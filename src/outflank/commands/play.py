@@ -13,10 +13,12 @@ import importlib
 import random
 import sys
 
+from outflank.commands.common import add_threads_option
 from outflank.errors import OutflankError
 from outflank.games import MNK, ConnectFour, Game, Searcher, TicTacToe
 from outflank.games.search import MAX_PLY, SearchResult
 from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, check_level
+from outflank.threads import set_default_threads
 
 NAME = "play"
 HELP = "play tictactoe, mnk, connect4 or othello against the computer in the terminal"
@@ -26,7 +28,7 @@ _MAX_SIDE = 20
 _SMALL_OPTIONS = ("rows", "cols", "k", "depth", "time", "first", "seed")
 #: Seconds the AI may think per move when neither --depth nor --time is given.
 DEFAULT_TIME = 3.0
-_OTHELLO_OPTIONS = ("black", "white", "level", "rules", "no_color", "hints")
+_OTHELLO_OPTIONS = ("black", "white", "level", "rules", "no_color", "hints", "threads")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -72,6 +74,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="show the recommended moves before each of your moves (seed 001)",
     )
+    add_threads_option(othello, "every core this process may use")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -102,6 +105,8 @@ def _run_othello(args: argparse.Namespace) -> int:
     args.no_color = bool(args.no_color)
     args.hints = bool(args.hints)
     check_level(args.level, "--level")
+    if args.threads is not None:
+        set_default_threads(args.threads)  # every engine of the game: players, hints
     try:
         tui = importlib.import_module("outflank.tui")
     except ModuleNotFoundError as exc:

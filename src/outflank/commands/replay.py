@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from outflank.board import Board
+from outflank.book.names import opening_name
 from outflank.errors import OutflankError
 from outflank.ggf import GameRecord, read_ggf_file
 
@@ -46,9 +47,13 @@ def run(args: argparse.Namespace) -> int:
     board = Board(rec.start.black, rec.start.white, rec.start.turn, rec.rules)
     final = rec.board()
     if args.final:
+        name = opening_name(final)
+        if name is not None:
+            print(f"opening: {name}")
         print(final)
         return 0
     print(board)
+    opening: str | None = None
     for ply, mrec in enumerate(rec.moves, 1):
         if args.step:
             try:
@@ -67,6 +72,10 @@ def run(args: argparse.Namespace) -> int:
         if mrec.time is not None:
             info += f" time {mrec.time:g}s"
         print(f"\n{ply}. {mover} {mrec.move}{info}")
+        name = opening_name(board)
+        if name is not None and name != opening:  # as the game enters a named line
+            print(f"opening: {name}")
+        opening = name
         print(board, flush=True)
     if board.is_game_over():
         b, w = board.score()

@@ -8,6 +8,7 @@ import logging
 import math
 import socket
 
+from outflank.commands.common import threads_argument
 from outflank.errors import OutflankError
 
 NAME = "serve"
@@ -26,6 +27,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--ai-workers", type=int, default=2, help="threads that search AI moves (2)"
+    )
+    parser.add_argument(
+        "--threads",
+        type=threads_argument,
+        default=None,
+        metavar="N",
+        help="threads per AI search (default: the cores shared out between the"
+        " --ai-workers searches that may run at once)",
     )
     parser.add_argument(
         "--ai-delay",
@@ -90,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
             ai_delay=args.ai_delay,
             time_cap=args.time_cap,
             ai_games_per_client=args.ai_games_per_client,
+            threads=args.threads,
         )
     except Exception as exc:  # a bad URL, an unwritable file...
         reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from outflank.board import BLACK
-from outflank.commands.common import interruptible
+from outflank.commands.common import add_threads_option, interruptible
 from outflank.engine import Engine
 from outflank.errors import OutflankError
 from outflank.obf import ObfEntry, read_obf_file
@@ -21,6 +21,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", type=Path, help="OBF file (one position per line)")
     parser.add_argument("--wld", action="store_true", help="only win/draw/loss (faster)")
     parser.add_argument("--tt-mb", type=int, default=64, help="transposition table MiB (64)")
+    add_threads_option(parser, "every core this process may use")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     entries = read_obf_file(args.file)
     if not entries:
         raise OutflankError(f"{args.file}: no positions")
-    engine = Engine(tt_mb=args.tt_mb)
+    engine = Engine(tt_mb=args.tt_mb, threads=args.threads)
     header = (
         f"{'#':>3} {'empties':>7} {'move':>4} {'score':>5} {'listed':>6} {'ok':>3} "
         f"{'nodes':>14} {'time':>8} {'nodes/s':>12}"

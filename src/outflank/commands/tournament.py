@@ -7,9 +7,10 @@ import os
 import sys
 from pathlib import Path
 
+from outflank.commands.common import add_threads_option
 from outflank.errors import OutflankError
 from outflank.players import player_specs_help
-from outflank.tournament import OPENINGS, GameOutcome, run_tournament
+from outflank.tournament import OPENINGS, XOT_DEFAULT, GameOutcome, run_tournament
 
 NAME = "tournament"
 HELP = "play a round robin or gauntlet between players; results table, Elo, GGF games"
@@ -30,8 +31,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="4",
         metavar="N|LIST",
         help=f"how many built-in openings (1-{len(OPENINGS)}), or a comma list of names"
-        f" ({', '.join(OPENINGS)}) or transcripts; each is played with both colours"
-        " (default 4)",
+        f" ({', '.join(OPENINGS)}), transcripts, or xot / xot:N / xot:all: openings of"
+        f" the XOT list of near-even 8-move openings ({XOT_DEFAULT} for a bare xot);"
+        " each is played with both colours (default 4)",
     )
     parser.add_argument(
         "--rounds", type=int, default=1, help="repeat everything N times (default 1)"
@@ -42,6 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=max(1, min(2, os.cpu_count() or 1)),
         help="parallel worker processes, local backend (default: up to 2)",
     )
+    add_threads_option(parser, "the cores shared out between the --workers games played at once")
     parser.add_argument(
         "--backend",
         choices=["local", "ray"],
@@ -121,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
             out_dir=args.out,
             plot=not args.no_plot,
             on_game=on_game,
+            threads=args.threads,
         )
     finally:
         if progress is not None:

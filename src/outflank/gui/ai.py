@@ -159,17 +159,20 @@ class EngineLike(Protocol):
     def stop(self) -> None: ...
 
 
-def make_engine(spec: AISpec) -> EngineLike:
+def make_engine(spec: AISpec, threads: int | None = None) -> EngineLike:
     """The :class:`outflank.engine.Engine` an AI choice names (also used for hints:
-    ``AISpec("level", level=n)``)."""
+    ``AISpec("level", level=n)``), searching on ``threads`` threads (``None``:
+    every core)."""
     try:
         from outflank.engine import Engine
     except ImportError as exc:  # pragma: no cover - only before the engine exists
         raise OutflankError(f"the search engine is not available: {exc}") from None
     if spec.kind == "level":
-        return Engine.level(spec.level)
+        return Engine.level(spec.level, threads=threads)
     if spec.kind == "preset":
-        return Engine.preset(spec.preset, **dict(spec.tuning))
+        # the strong default (and the hints) play the opening from the book
+        book = {"book": True} if spec.preset == "default" else {}
+        return Engine.preset(spec.preset, threads=threads, **dict(spec.tuning), **book)
     raise OutflankError("no AI chosen: there is no engine to make")
 
 

@@ -10,6 +10,7 @@ is injectable and ``wait_idle`` waits for the AI.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import pygame
 
 from outflank.board import BLACK, WHITE, Board, Color, Move
+from outflank.book.names import opening_name
 from outflank.errors import OutflankError
 from outflank.gui.ai import AISpec, EngineLike, Worker, best_move_of, make_engine
 from outflank.gui.animation import FlipAnimation
@@ -24,6 +26,7 @@ from outflank.gui.layout import Layout, compute_layout
 from outflank.gui.render import MOVES_SEPARATOR, PALETTE, HintMark, Renderer, Scene
 from outflank.gui.session import GameSession, Played
 from outflank.gui.settings import Settings
+from outflank.threads import default_threads
 
 __all__ = ["KEYS_HELP", "App"]
 
@@ -58,6 +61,15 @@ _MODIFIER_KEYS = {
 }
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class BookAnswer:
+    """The AI's move taken from the opening book (no search)."""
+
+    best_move: Move
+    score: float
+    book: bool = True
+
+
 def _icon() -> pygame.Surface:
     """The window icon: a black and a white disc on the green board."""
     icon = pygame.Surface((32, 32), pygame.SRCALPHA)
@@ -85,7 +97,7 @@ class App:
         *,
         screen: pygame.Surface | None = None,
         clock: Callable[[], float] = time.monotonic,
-        engine_factory: Callable[[AISpec], EngineLike] = make_engine,
+        engine_factory: Callable[[AISpec], EngineLike] | None = None,
         start: Board | None = None,
         warnings: Sequence[str] = (),
     ) -> None:
@@ -99,7 +111,10 @@ class App:
             screen = pygame.display.set_mode((settings.width, settings.height), pygame.RESIZABLE)
         self.screen = screen
         self.clock = clock
-        self._engine_factory = engine_factory
+        self.threads = settings.threads or default_threads()  # per search
+        self._engine_factory = engine_factory or functools.partial(
+            make_engine, threads=self.threads
+        )
         self.ai = settings.ai
         self._tunings: dict[str, tuple[tuple[str, int], ...]] = {}  # preset -> knobs, across L
         humans = frozenset({settings.colour}) if self.ai.enabled else frozenset({BLACK, WHITE})
@@ -359,8 +374,12 @@ class App:
         def report(info: Any) -> None:  # from the search thread: one plain assignment
             self._progress = (token, int(info.depth), int(info.nodes))
 
-        if getattr(engine, "random", 0):  # weak levels sometimes play at random
-            job: Callable[[], Any] = lambda: engine.choose_move(board)  # noqa: E731
+        book_move = getattr(engine, "book_move", None)
+        picked = book_move(board) if callable(book_move) else None
+        if picked is not None:  # the opening book's move, varied within the level's tolerance
+            job: Callable[[], Any] = lambda: BookAnswer(picked.move, picked.value)  # noqa: E731
+        elif getattr(engine, "random", 0):  # weak levels sometimes play at random
+            job = lambda: engine.choose_move(board)  # noqa: E731
         else:  # a search also tells its score, shown in the panel
             job = lambda: engine.search(board, on_info=report)  # noqa: E731
         self.worker.submit("move", job, engine.stop)
@@ -379,11 +398,18 @@ class App:
             self._pending = move
             score = getattr(result.value, "score", None)
             shown = f" ({score:+.1f})" if isinstance(score, int | float) else ""
+            if getattr(result.value, "book", False):
+                shown = f" ({score:+.1f}, book)"
             # said once the move is on the board, not while the last one still turns
             self._pending_note = f"{self.ai.label.capitalize()} played {move}{shown}"
         elif result.kind == "hint":
             self.hints = [
-                HintMark(ms.move.square, float(ms.score), bool(getattr(ms, "exact", False)))
+                HintMark(
+                    ms.move.square,
+                    float(ms.score),
+                    bool(getattr(ms, "exact", False)),
+                    bool(getattr(ms, "book", False)),
+                )
                 for ms in result.value
                 if ms.move.square is not None
             ]
@@ -414,7 +440,8 @@ class App:
             else:
                 title = "You win!" if winner in session.humans else "The computer wins"
         rules = board.rules.value
-        ai = f" - AI {self.ai.label}" if self.ai.enabled else " - two players"
+        threads = f"{self.threads} thread{'s' if self.threads > 1 else ''}"
+        ai = f" - AI {self.ai.label}, {threads}" if self.ai.enabled else " - two players"
         return Scene(
             board=board,
             layout=self.layout,
@@ -427,6 +454,7 @@ class App:
             thinking=thinking,
             status=status,
             note=self.last_ai if not session.over else None,
+            opening=opening_name(board),
             alert="  ".join(alerts) if alerts else None,
             end=end,
             end_title=title,

@@ -58,6 +58,7 @@ class HintMark:
     square: int
     score: float
     exact: bool = False
+    book: bool = False  # the opening book's score
 
 
 @dataclass(slots=True)
@@ -75,6 +76,7 @@ class Scene:
     thinking: str | None = None  # "level 5 is thinking"
     status: str | None = None  # a plain status line ("Your move")
     note: str | None = None  # a quieter line: "Level 5 played d3 (+1.5)"
+    opening: str | None = None  # the named opening the game is in: "Tiger"
     alert: str | None = None  # highlighted: passes, setting warnings, errors
     end: Outcome | None = None  # show the end screen
     end_title: str = ""
@@ -348,10 +350,13 @@ class Renderer:
             lines.append(
                 (
                     f"Hint: {square_name(best.square)} is best"
-                    f" ({_fmt_score(best.score, best.exact)}{' exact' if best.exact else ''})",
+                    f" ({_fmt_score(best.score, best.exact)}{' exact' if best.exact else ''}"
+                    f"{' book' if best.book else ''})",
                     PALETTE["hint"],
                 )
             )
+        if scene.opening:
+            lines.append((f"Opening: {scene.opening}", PALETTE["dim"]))
         if scene.note:
             lines.append((scene.note, PALETTE["dim"]))
         if scene.status:

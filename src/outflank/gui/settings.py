@@ -18,6 +18,7 @@ variable is unset); the first one found is read. Example::
     COLOUR = black        ; the human's colour
     RULES = othello       ; or reversi (the game ends when the mover cannot move)
     HINTTIME = 1.0        ; seconds the hint (H) may think
+    THREADS = 0           ; threads per search: 0 every core, else 1-64
 
 Keys are case-insensitive and may be written with underscores
 (``window_width``). A bad value does not stop the game: it is reported in a
@@ -40,6 +41,7 @@ from outflank.board import Color, Rules
 from outflank.errors import OutflankError
 from outflank.gui.ai import AISpec
 from outflank.levels import DEFAULT_LEVEL
+from outflank.threads import MAX_THREADS
 
 __all__ = [
     "CONFIG_NAME",
@@ -129,6 +131,7 @@ class Settings:
     colour: Color = Color.BLACK  # the human's colour
     rules: Rules = Rules.OTHELLO
     hint_time: float = 1.0
+    threads: int = 0  # threads per search; 0: every core the process may use
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with some fields changed; values given as text are parsed and
@@ -180,6 +183,7 @@ _FIELDS = [
     _Field("colour", "GAME", ("colour", "color"), _colour, "--colour"),
     _Field("rules", "GAME", ("rules",), _rules, "--rules"),
     _Field("hint_time", "GAME", ("hinttime",), _float_in(0.05, 60.0), "--hint-time"),
+    _Field("threads", "GAME", ("threads",), _int_in(1, MAX_THREADS, zero=True), "--threads"),
 ]
 _FIELDS_BY_NAME = {f.name: f for f in _FIELDS}
 

@@ -21,7 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from outflank.board import Board, Move
+from outflank.board import Board, Move, Rules
+from outflank.book.store import Book
 from outflank.errors import OutflankError
 from outflank.levels import DEFAULT_LEVEL
 from outflank.web.analysis import Cancel
@@ -140,13 +141,21 @@ class Thinker:
     """Runs engine searches for AI seats, hints and evaluations.
 
     ``time_cap`` bounds every search in seconds on top of the engine's own
-    limits; ``cache_size`` is how many engines each thread keeps.
+    limits; ``cache_size`` is how many engines each thread keeps; ``threads``
+    is how many threads each search uses (``None``: every core).
     """
 
-    def __init__(self, time_cap: float = 10.0, cache_size: int = 4, tt_mb: int = 16) -> None:
+    def __init__(
+        self,
+        time_cap: float = 10.0,
+        cache_size: int = 4,
+        tt_mb: int = 16,
+        threads: int | None = None,
+    ) -> None:
         self.time_cap = time_cap
         self.cache_size = cache_size
         self.tt_mb = tt_mb
+        self.threads = threads
         self._local = threading.local()
         self._rng = random.Random()
 
@@ -171,12 +180,16 @@ class Thinker:
     def engine_for(self, player: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         """The engine for an AI spec and the search limits to pass it."""
         kind = player.get("ai")
-        tt = self.tt_mb
+        tt, threads = self.tt_mb, self.threads
         if kind == "level":
             level = int(player.get("level") or DEFAULT_LEVEL)
-            return self._engine(f"level:{level}", lambda E: E.level(level, tt_mb=tt)), {}
+            return self._engine(
+                f"level:{level}", lambda E: E.level(level, tt_mb=tt, threads=threads)
+            ), {}
         if kind == "regions":
-            engine = self._engine("regions", lambda E: E.preset("regions", tt_mb=tt))
+            engine = self._engine(
+                "regions", lambda E: E.preset("regions", tt_mb=tt, threads=threads)
+            )
             engine.configure(
                 corner=int(player["corner"]),
                 edge=int(player["edge"]),
@@ -184,11 +197,13 @@ class Thinker:
             )
             return engine, {"depth": int(player["lookahead"]), "time": self.time_cap}
         if kind in ("greedy", "minimax4", "heuristic"):
-            return self._engine(kind, lambda E: E.preset(kind, tt_mb=tt)), {}
+            return self._engine(kind, lambda E: E.preset(kind, tt_mb=tt, threads=threads)), {}
         raise OutflankError(f"unknown AI {kind!r}")
 
     def _analysis_engine(self) -> Any:
-        return self._engine("default", lambda E: E(evaluator="default", tt_mb=self.tt_mb))
+        return self._engine(
+            "default", lambda E: E(evaluator="default", tt_mb=self.tt_mb, threads=self.threads)
+        )
 
     # ------------------------------------------------------------ searches
     def _bounded(self, engine: Any, call: Callable[[], Any], cancel: Cancel | None = None) -> Any:
@@ -236,6 +251,11 @@ class Thinker:
                     }
                 )
 
+        book_move = getattr(engine, "book_move", None)
+        picked = book_move(board) if callable(book_move) else None
+        if picked is not None:  # the opening book, varied within the level's tolerance
+            entry = engine.book.probe(board)
+            return AIMove(picked.move, _num(picked.value), entry.depth, 0.0)
         result = self._bounded(engine, lambda: engine.search(board, on_info=info, **limits))
         chance = float(getattr(engine, "random", 0.0) or 0.0)
         if chance and self._rng.random() < chance:
@@ -249,13 +269,25 @@ class Thinker:
     ) -> list[dict[str, Any]]:
         """Every legal move's score, best first (side-to-move view); ``cancel``
         stops the search (and raises :class:`Cancelled`)."""
+        if board.rules is Rules.OTHELLO:  # in the opening book: its moves, at once
+            entry = Book.default().probe(board)
+            if entry is not None and entry.moves:
+                return [
+                    {"move": str(m.move), "score": _num(m.value), "exact": False, "book": True}
+                    for m in entry.moves
+                ]
         engine = self._analysis_engine()
         limits: dict[str, Any] = {"time": min(time, self.time_cap)}  # engine-side bound
         if depth is not None:
             limits["depth"] = depth
         scores = self._bounded(engine, lambda: engine.analyze(board, **limits), cancel)
         return [
-            {"move": str(item.move), "score": _num(item.score), "exact": bool(item.exact)}
+            {
+                "move": str(item.move),
+                "score": _num(item.score),
+                "exact": bool(item.exact),
+                "book": False,
+            }
             for item in scores
         ]
 

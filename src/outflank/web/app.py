@@ -128,6 +128,16 @@ def _describe_validation(exc: RequestValidationError) -> str:
     return "bad request: " + "; ".join(parts)
 
 
+def _threads_per_search(ai_workers: int, threads: int | None) -> int:
+    """The threads of each search: as given (checked), else the cores shared
+    out between the searches that may run at once (1 without the engine)."""
+    try:
+        from outflank.threads import check_threads, share
+    except ImportError:  # no native core in this build: no search either
+        return threads or 1
+    return share(ai_workers) if threads is None else check_threads(threads)
+
+
 def create_app(
     db_url: str = "outflank.db",
     *,
@@ -138,6 +148,7 @@ def create_app(
     analysis_limit: int = 8,
     analysis_timeout: float = 30.0,
     ai_games_per_client: int = 3,
+    threads: int | None = None,
 ) -> FastAPI:
     """Build the web app on a database (SQLite path or SQLAlchemy URL).
 
@@ -147,7 +158,10 @@ def create_app(
     ``time_cap`` bounds any single search. ``analysts`` threads answer hints,
     evaluations and Learn mode, at most ``analysis_limit`` at once (then 503)
     and each within ``analysis_timeout`` seconds (else cancelled, 503).
+    ``threads`` is how many threads each search uses (default: the cores
+    shared out between the ``ai_workers`` searches that may run at once).
     """
+    threads = _threads_per_search(ai_workers, threads)
     storage = Storage(db_url)
     hub = Hub()
     service = GameService(
@@ -160,6 +174,7 @@ def create_app(
         analysis_limit=analysis_limit,
         analysis_timeout=analysis_timeout,
         ai_games_per_client=ai_games_per_client,
+        threads=threads,
     )
 
     @asynccontextmanager
@@ -222,6 +237,7 @@ def create_app(
             "engine": engine_available(),
             "opponents": [{"ai": key, "name": name} for key, name in OPPONENTS.items()],
             "levels": {"min": MIN_LEVEL, "max": MAX_LEVEL, "default": DEFAULT_LEVEL},
+            "threads": {"per_search": threads, "searches": ai_workers},
         }
 
     @app.post("/api/games", status_code=201)
@@ -305,9 +321,13 @@ def create_app(
         game_id: str,
         depth: int = Query(2, ge=1, le=4),
         ply: int | None = Query(None, ge=0),
+        order: str = Query("update-first", max_length=40),
     ) -> Response:
-        """The teaching alpha-beta trace of the position: tree, log, cut-offs."""
-        return JSONResponse(service.learn(game_id, depth, ply))  # big: no re-encoding
+        """The teaching alpha-beta trace of the position: tree, log, cut-offs.
+
+        ``order``: the log order, ``update-first`` (seed 002) or ``test-first`` (AIMA 5.7).
+        """
+        return JSONResponse(service.learn(game_id, depth, ply, order))  # big: no re-encoding
 
     @app.get("/api/games/{game_id}/transcript", response_class=PlainTextResponse)
     def transcript(game_id: str) -> Response:

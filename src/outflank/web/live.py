@@ -22,12 +22,15 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from outflank.board import PASS, Board, Color, Move
+from outflank.book.names import OPENINGS, opening_name
 from outflank.web.ai import describe
 
 __all__ = ["COLORS", "LiveGame", "Ply", "Seat", "color_name"]
 
 COLORS = ("black", "white")
 _NAMES = {Color.BLACK: "black", Color.WHITE: "white"}
+#: plies that can decide a game's opening name (no named line is longer)
+_OPENING_PLIES = max(len(moves) // 2 for _, moves in OPENINGS)
 
 
 def color_name(board: Board) -> str:
@@ -322,6 +325,8 @@ class LiveGame:
                 "score": outcome.result(),
             },
             "transcript": "".join(p.move for p in self.plies[: self.cursor] if p.move != "pass"),
+            # the named opening the game is in, or None
+            "opening": opening_name(self.board(min(self.cursor, _OPENING_PLIES))),
         }
         return self._head
 

@@ -77,6 +77,7 @@ class GameService:
     ``ai_delay`` (seconds) spaces the moves of two AIs playing each other so
     that a person can watch; one client may have ``ai_games_per_client``
     such games playing at once. ``cache`` games are kept in memory.
+    ``threads``: threads of each search (``None``: every core).
     """
 
     def __init__(
@@ -92,11 +93,12 @@ class GameService:
         analysis_timeout: float = 30.0,
         ai_games_per_client: int = 3,
         cache: int = 4096,
+        threads: int | None = None,
     ) -> None:
         self.storage = storage
         self.hub = hub or Hub()
         self.store = GameStore(storage, size=cache, verify=not storage.url.startswith("sqlite"))
-        self.thinker = Thinker(time_cap=time_cap)
+        self.thinker = Thinker(time_cap=time_cap, threads=threads)
         self.ai_delay = ai_delay
         self.ai_games_per_client = ai_games_per_client
         self.analysis = AnalysisQueue(analysts, max(analysis_limit, analysts), analysis_timeout)
@@ -549,8 +551,14 @@ class GameService:
 
         return {"depth": EVAL_DEPTH, "values": self._run_analysis(work)}
 
-    def learn(self, game_id: str, depth: int, ply: int | None = None) -> dict[str, Any]:
-        """The teaching alpha-beta trace of a position (depth 1-4) for Learn mode."""
+    def learn(
+        self, game_id: str, depth: int, ply: int | None = None, order: str = "update-first"
+    ) -> dict[str, Any]:
+        """The teaching alpha-beta trace of a position (depth 1-4) for Learn mode.
+
+        ``order``: the traverse log's order, ``update-first`` or ``test-first``
+        (see :mod:`outflank.classic`); it decides the window each cut-off logs.
+        """
         if not 1 <= depth <= 4:
             raise GameError(400, f"learn depth must be in 1..4, not {depth}")
         board = self._board_at(game_id, ply)
@@ -561,6 +569,10 @@ class GameService:
             raise GameError(
                 503, "Learn mode needs outflank.classic, which this build lacks"
             ) from None
+        try:
+            order = classic.check_order(order)
+        except OutflankError as exc:
+            raise GameError(400, str(exc)) from None
         if board.is_game_over():
             raise GameError(409, "the game is over: nothing to search")
 
@@ -570,7 +582,9 @@ class GameService:
                 return weights(position, player)
 
             try:
-                trace = classic.alphabeta(board, depth, evaluate, max_nodes=LEARN_MAX_NODES)
+                trace = classic.alphabeta(
+                    board, depth, evaluate, max_nodes=LEARN_MAX_NODES, order=order
+                )
             except SearchLimitError:
                 trace = None
             if trace is None or _tree_size(trace.tree) > LEARN_MAX_TREE:

@@ -2,7 +2,7 @@
 import { ApiError, GameConnection, request } from "./api.js";
 import { BoardView, hintScore, squareIndex } from "./board.js";
 import { LearnView } from "./learn.js";
-import { levelRange, renderAISettings, renderGraph, renderMoveList, renderPlayers, renderShare } from "./panels.js";
+import { levelRange, renderAISettings, renderGraph, renderMoveList, renderOpening, renderPlayers, renderShare } from "./panels.js";
 
 const $ = (id) => document.getElementById(id);
 const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -22,6 +22,7 @@ const ui = {
   endDismissed: null,
   queue: Promise.resolve(),
   learnDepth: 2,
+  learnOrder: "update-first",
   playTimer: null,
   settingsFocus: false,
   latest: null, // {id, version} of the newest state received
@@ -140,6 +141,7 @@ function renderChrome() {
   const counts = ui.viewPly === null ? g.counts : countCells(cellsAt(g, ply));
   renderPlayers(g, ui.you, counts, ui.viewPly === null ? g.turn : null, ui.thinking);
   renderMoveList(g.moves, g.cursor, ply, (p) => enterReplay(p));
+  renderOpening(g.opening);
   renderGraph(shownEvals(), ply, (p) => enterReplay(p));
   renderAISettings(g, ui.you, changeAI, ui.settingsFocus);
   renderShare(g, ui.you, seatsStore(g.id));
@@ -380,7 +382,8 @@ async function showHints() {
     const best = data.moves[0];
     renderChrome();
     if (best) {
-      const v = best.score === null ? "" : ` (${hintScore(best.score, best.exact)}${best.exact ? " exact" : ""})`;
+      const kind = best.exact ? " exact" : best.book ? " book" : "";
+      const v = best.score === null ? "" : ` (${hintScore(best.score, best.exact)}${kind})`;
       $("status").innerHTML = `<span>Hint for ${data.turn}: best is <b>${best.move}</b>${v}</span>`;
     }
   } catch (err) {
@@ -459,7 +462,8 @@ async function refreshLearn() {
   const seq = ++learnSeq;
   learn.message(`Searching depth ${ui.learnDepth}…`);
   try {
-    const trace = await request("GET", `/api/games/${g.id}/learn?depth=${ui.learnDepth}&ply=${ply}`);
+    const query = `depth=${ui.learnDepth}&ply=${ply}&order=${ui.learnOrder}`;
+    const trace = await request("GET", `/api/games/${g.id}/learn?${query}`);
     if (seq !== learnSeq) return;
     const cells = cellsAt(g, ply);
     const turn = ply === g.cursor ? g.turn : (g.moves[ply] ? g.moves[ply].color : null);
@@ -678,6 +682,10 @@ function wire() {
       panel.scrollIntoView({ behavior: "smooth" });
     }
   });
+  $("learn-order").addEventListener("change", (e) => {
+    ui.learnOrder = e.target.value;
+    refreshLearn();
+  });
   document.querySelectorAll(".depths button").forEach((b) => {
     b.addEventListener("click", () => {
       ui.learnDepth = Number(b.dataset.depth);
@@ -710,7 +718,13 @@ function wire() {
 // the page's own values only stand in until they arrive.
 async function loadLevels() {
   try {
-    const { levels } = await request("GET", "/api/info");
+    const { levels, threads } = await request("GET", "/api/info");
+    if (threads) {
+      // how the server searches: threads per search (outflank serve --threads)
+      const n = threads.per_search;
+      $("ng-threads").textContent = `The engine thinks on ${n} thread${n === 1 ? "" : "s"} per move.`;
+      $("ng-threads").hidden = false;
+    }
     const slider = $("ng-level");
     slider.min = String(levels.min);
     slider.max = String(levels.max);

@@ -30,6 +30,18 @@ export function fmt(v) {
   return (r > 0 ? "+" : "") + r;
 }
 
+// One sentence per log order: what the traverse log shows at a cut-off (✂).
+export const ORDER_NOTES = {
+  "update-first":
+    "Log order <b>update-first</b> (seed 002's example): after each child, α (at MAX) or β (at MIN) " +
+    "takes its value before the node's log line, so a node that cuts off (✂) is logged with α ≥ β; " +
+    "test-first logs it with its old α and β. Same tree, same value.",
+  "test-first":
+    "Log order <b>test-first</b> (AIMA figure 5.7): after each child the cut-off is tested first, " +
+    "so a node that cuts off (✂) is logged with its old α and β; update-first logs the updated " +
+    "window (α ≥ β). Same tree, same value.",
+};
+
 function count(node) {
   return 1 + (node.children || []).reduce((s, c) => s + count(c), 0);
 }
@@ -65,7 +77,7 @@ export class LearnView {
       `value <b>${fmt(trace.value)}</b> · <b>${trace.nodes ?? "?"}</b> nodes searched · ` +
       `<b>${cut}</b> cut-offs · tree of ${count(this.tree)} nodes · ` +
       "every leaf, a finished game too, is scored by seed 002's positional weights from MAX's view " +
-      "(not the final disc count)";
+      "(not the final disc count).<br>" + (ORDER_NOTES[trace.order] || "");
     this.draw();
     this.centerRoot();
   }
@@ -159,6 +171,7 @@ export class LearnView {
     title.textContent = `${node.move}: value ${relation}${fmt(node.value)}, alpha ${fmt(node.alpha)}, beta ${fmt(node.beta)}` +
       (node.pruned ? " (pruned: never searched)" : "") +
       (relation ? ` (only a bound: the minimax value is ${relation.trim()} ${fmt(node.value)})` : "") +
-      (node.cutoff ? ` (cut-off, ${reason}: the remaining children were pruned)` : "");
+      (node.cutoff ? ` (cut-off, ${reason}: the remaining children were pruned;` +
+        ` its log line shows alpha ${fmt(node.logged_alpha)}, beta ${fmt(node.logged_beta)})` : "");
   }
 }

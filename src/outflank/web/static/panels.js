@@ -59,6 +59,13 @@ export function renderMoveList(moves, cursor, viewPly, onPick) {
   $("moves-note").textContent = moves.length ? `${cursor} played${moves.length > cursor ? `, ${moves.length - cursor} to redo` : ""}` : "";
 }
 
+export function renderOpening(name) {
+  // the named opening the game is in ("Tiger"), as the game goes
+  const el = $("opening");
+  el.textContent = name ? `Opening: ${name}` : "";
+  el.hidden = !name;
+}
+
 export function renderGraph(values, viewPly, onPick) {
   const svg = $("graph");
   svg.innerHTML = "";

@@ -1,0 +1,582 @@
+"""Building an opening book: expand, search, back up; resumable.
+
+The build's state is a SQLite database: its parameters and every position
+searched so far (canonical, with each move's value), committed one position
+at a time, so an interrupted or killed build loses at most the searches in
+flight and goes on where it stopped when run again.
+
+Which positions belong to the book follows from the searches alone: from
+each root, a line is followed while the moves' losses (the best move's
+value minus the move's, in the position's own search) add up to at most
+``window`` discs, up to ``plies`` plies from the start (the deepest book
+positions are searched but not expanded). A position reached along several
+lines counts its cheapest one. Each position is searched in its canonical
+orientation on a cleared transposition table, so its values do not depend
+on which worker searched it or in what order: a resumed or parallel build
+ends with the same book as one uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+import contextlib
+import heapq
+import inspect
+import json
+import os
+import signal
+import sqlite3
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Final
+
+from outflank.board import Board
+from outflank.book.store import Book, BookError, RawRecord, child_key
+from outflank.book.symmetry import canonical, split_key
+from outflank.errors import OutflankError
+
+__all__ = ["BuildDB", "BuildParams", "BuildStatus", "Builder", "evaluate_position"]
+
+_MOVE: Final = struct.Struct("<Bh")
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS positions (
+    key BLOB PRIMARY KEY,           -- canonical player (8 bytes) then opponent, big-endian
+    depth INTEGER NOT NULL,
+    selectivity INTEGER NOT NULL,   -- probable cut-off t x 10, 0 for none
+    moves BLOB NOT NULL,            -- (u8 square, i16 value in 1/100 disc) each
+    seconds REAL NOT NULL           -- CPU time of the search
+) WITHOUT ROWID;
+"""
+
+
+@dataclass
+class BuildParams:
+    """How a book is built: the search of each position (``depth`` plies,
+    probable cut-offs ``selective``), which lines are kept (total loss at
+    most ``window`` discs, up to ``plies`` plies) and the ``roots``:
+    ``[OBF, cost in 1/100 disc already spent]``."""
+
+    depth: int = 16
+    selective: float = 1.5
+    window: float = 2.0
+    plies: int = 12
+    roots: list[list[Any]] = field(default_factory=lambda: [[Board().obf(), 0]])
+
+    def check(self) -> None:
+        """Raise :class:`OutflankError` for a parameter out of range."""
+        if isinstance(self.depth, bool) or not isinstance(self.depth, int):
+            raise OutflankError(f"depth must be a whole number, not {self.depth!r}")
+        if not 1 <= self.depth <= 40:
+            raise OutflankError(f"depth must be in 1..40, not {self.depth}")
+        if not 0 <= self.selective <= 10:
+            raise OutflankError(f"selective must be in 0..10, not {self.selective}")
+        if not 0 <= self.window <= 64:
+            raise OutflankError(f"window must be in 0..64 discs, not {self.window}")
+        if not 0 <= self.plies <= 60:
+            raise OutflankError(f"plies must be in 0..60, not {self.plies}")
+
+    @property
+    def window_c(self) -> int:
+        return round(self.window * 100)
+
+    @property
+    def selectivity(self) -> int:
+        return round(self.selective * 10)
+
+
+def _key_bytes(key: int) -> bytes:
+    return key.to_bytes(16, "big")
+
+
+class BuildDB:
+    """A build's SQLite database: parameters and searched positions."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+
+    @classmethod
+    def open(cls, path: str | Path, *, create: bool = True) -> BuildDB:
+        """Open (or create) a build database; a file of another kind is a
+        :class:`BookError`."""
+        path = Path(path)
+        if not create and not path.exists():
+            raise BookError(f"no book database {path}")
+        if path.exists() and path.is_file():
+            with path.open("rb") as f:
+                magic = f.read(16)
+            if magic and not magic.startswith(b"SQLite format 3"):
+                raise BookError(f"{path} is not a book database (an exported .book file?)")
+        try:
+            conn = sqlite3.connect(path, timeout=30)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.executescript(_SCHEMA)
+            conn.commit()
+        except sqlite3.DatabaseError as exc:
+            raise BookError(f"{path}: not a usable book database ({exc})") from None
+        return cls(conn, path)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> BuildDB:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------- meta
+    def params(self) -> BuildParams | None:
+        """The stored parameters, or ``None`` for a new database."""
+        row = self.conn.execute("SELECT value FROM meta WHERE name = 'params'").fetchone()
+        if row is None:
+            return None
+        try:
+            return BuildParams(**json.loads(row[0]))
+        except (TypeError, ValueError) as exc:
+            raise BookError(f"{self.path}: damaged parameters ({exc})") from None
+
+    def set_params(self, params: BuildParams) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO meta VALUES ('params', ?)", (json.dumps(asdict(params)),)
+        )
+        self.conn.commit()
+
+    # ---------------------------------------------------------------- positions
+    def add(self, key: int, record: RawRecord, seconds: float) -> None:
+        """Store one searched position and commit it."""
+        blob = b"".join(_MOVE.pack(sq, v) for sq, v in record.moves)
+        self.conn.execute(
+            "INSERT OR REPLACE INTO positions VALUES (?, ?, ?, ?, ?)",
+            (_key_bytes(key), record.depth, record.selectivity, blob, seconds),
+        )
+        self.conn.commit()
+
+    def records(self) -> dict[int, RawRecord]:
+        """Every searched position by key."""
+        out = {}
+        for key, depth, sel, blob, _ in self.conn.execute("SELECT * FROM positions"):
+            moves = tuple(_MOVE.iter_unpack(blob))
+            out[int.from_bytes(key, "big")] = RawRecord(depth, sel, moves)
+        return out
+
+    def seconds(self) -> float:
+        """Search time spent on the stored positions."""
+        return float(self.conn.execute("SELECT TOTAL(seconds) FROM positions").fetchone()[0])
+
+    def __len__(self) -> int:
+        return int(self.conn.execute("SELECT COUNT(*) FROM positions").fetchone()[0])
+
+    def book(self) -> Book:
+        """The positions as a book, backed up by negamax."""
+        params = self.params()
+        header = {} if params is None else {"build": asdict(params)}
+        book = Book.from_records(self.records(), header)
+        book.source = str(self.path)
+        return book
+
+
+# ---------------------------------------------------------------- searching
+_ENGINE: Any = None
+_ENGINE_KEY: tuple[int, int, int] | None = None
+
+
+def _engine(selectivity: int, tt_mb: int) -> Any:
+    """This process's engine for book searches (made once per settings)."""
+    global _ENGINE, _ENGINE_KEY
+    from outflank.engine import Engine
+
+    if _ENGINE is None or (selectivity, tt_mb, os.getpid()) != _ENGINE_KEY:
+        kwargs: dict[str, Any] = {"tt_mb": tt_mb, "selective": selectivity / 10}
+        if "threads" in inspect.signature(Engine).parameters:
+            kwargs["threads"] = 1  # the workers are the parallelism
+        _ENGINE = Engine(**kwargs)
+        _ENGINE_KEY = (selectivity, tt_mb, os.getpid())
+    return _ENGINE
+
+
+def evaluate_position(job: tuple[int, int, int, int]) -> tuple[int, RawRecord, float]:
+    """Search one canonical position: ``(key, depth, selectivity, tt_mb)`` ->
+    ``(key, record, CPU seconds)``. Every move is scored by a full-window search
+    of ``depth`` plies on a cleared table (the same answer in any process)."""
+    key, depth, selectivity, tt_mb = job
+    engine = _engine(selectivity, tt_mb)
+    player, opponent = split_key(key)
+    board = Board(player, opponent)
+    start = time.process_time()  # this process's CPU time: the search runs on one thread
+    engine.clear()
+    scores = engine.analyze(board, depth=depth)
+    seconds = time.process_time() - start
+    moves = tuple(
+        sorted((m.move.square, max(-6400, min(6400, round(m.score * 100)))) for m in scores)
+    )
+    exact = bool(scores) and scores[0].exact
+    record = RawRecord(board.empties if exact else depth, 0 if exact else selectivity, moves)
+    return key, record, seconds
+
+
+def _watch_parent() -> None:
+    """In a worker process: exit when the builder is gone (killed with -9,
+    its pool cannot tell us)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _init_worker() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the builder handles Ctrl-C
+    _watch_parent()
+
+
+class _Backend:
+    """Where searches run: submit jobs, wait for any to finish."""
+
+    def submit(self, job: tuple[int, int, int, int]) -> Any:
+        raise NotImplementedError
+
+    def wait(self, handles: set[Any]) -> tuple[list[tuple[int, RawRecord, float]], set[Any]]:
+        raise NotImplementedError
+
+    def close(self, pending: set[Any]) -> None:
+        """Stop; the ``pending`` searches are abandoned."""
+
+    capacity = 1
+
+
+class _InProcess(_Backend):
+    """One worker: the searches run in the builder's own process."""
+
+    def submit(self, job: tuple[int, int, int, int]) -> Any:
+        return job
+
+    def wait(self, handles: set[Any]) -> tuple[list[tuple[int, RawRecord, float]], set[Any]]:
+        job = min(handles)  # any order gives the same book
+        return [evaluate_position(job)], handles - {job}
+
+
+class _Local(_Backend):
+    """Worker processes on this machine."""
+
+    def __init__(self, workers: int) -> None:
+        self.capacity = 2 * workers
+        self._pool = futures.ProcessPoolExecutor(workers, initializer=_init_worker)
+
+    def submit(self, job: tuple[int, int, int, int]) -> Any:
+        return self._pool.submit(evaluate_position, job)
+
+    def wait(self, handles: set[Any]) -> tuple[list[tuple[int, RawRecord, float]], set[Any]]:
+        done, rest = futures.wait(handles, return_when=futures.FIRST_COMPLETED)
+        try:
+            return [f.result() for f in done], set(rest)
+        except futures.process.BrokenProcessPool:
+            raise OutflankError("a book worker process died (killed, or out of memory)") from None
+
+    def close(self, pending: set[Any]) -> None:
+        processes = list(getattr(self._pool, "_processes", {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:  # do not wait for the searches in flight
+            with contextlib.suppress(Exception):
+                proc.terminate()
+
+
+class _Ray(_Backend):
+    """Searches as Ray tasks, on a Ray cluster (or a local one)."""
+
+    def __init__(self, workers: int) -> None:
+        try:
+            import ray  # type: ignore[import-not-found]
+        except ImportError:
+            raise OutflankError(
+                "the ray backend needs Ray: pip install 'outflank[cluster]'"
+                " (or use --backend local)"
+            ) from None
+        if not ray.is_initialized():
+            ray.init(ignore_reinit_error=True, log_to_driver=False)
+        self._ray = ray
+        self._remote = ray.remote(num_cpus=1)(evaluate_position)
+        cpus = int(ray.cluster_resources().get("CPU", workers))
+        self.capacity = 2 * max(cpus, 1)
+
+    def submit(self, job: tuple[int, int, int, int]) -> Any:
+        return self._remote.remote(job)
+
+    def wait(self, handles: set[Any]) -> tuple[list[tuple[int, RawRecord, float]], set[Any]]:
+        ready, rest = self._ray.wait(list(handles), num_returns=1)
+        return [self._ray.get(ref) for ref in ready], set(rest)
+
+    def close(self, pending: set[Any]) -> None:
+        for ref in pending:
+            with contextlib.suppress(Exception):
+                self._ray.cancel(ref, force=True)
+
+
+# ---------------------------------------------------------------- the builder
+@dataclass
+class BuildStatus:
+    """Progress of a build (what a progress bar shows)."""
+
+    done: int  # positions stored, all runs
+    searched: int  # positions searched in this run
+    queued: int  # positions waiting (the queue grows as lines open up)
+    running: int
+    elapsed: float  # seconds of this run
+    complete: bool = False
+
+    @property
+    def rate(self) -> float:
+        """Positions per second in this run."""
+        return self.searched / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds until the queue known now is done, at this run's rate."""
+        rate = self.rate
+        return (self.queued + self.running) / rate if rate > 0 else None
+
+
+def _ply(key: int) -> int:
+    p, o = split_key(key)
+    return (p | o).bit_count() - 4
+
+
+def line_positions(transcript: str) -> list[Board]:
+    """The positions along a transcript from the start, after each move."""
+    board = Board.from_transcript(transcript)
+    moves = board.move_stack
+    board = Board()
+    out = []
+    for move in moves:
+        board.push(move)
+        out.append(board.copy(stack=False))
+    return out
+
+
+def root_entry(board: Board, cost: int) -> list[Any]:
+    """A root as stored in the parameters."""
+    return [board.obf(), cost]
+
+
+class Builder:
+    """Runs a build: ``Builder(db, params, workers=2).run()``."""
+
+    def __init__(
+        self,
+        db: BuildDB,
+        *,
+        workers: int = 1,
+        backend: str = "local",
+        tt_mb: int = 16,
+        on_progress: Callable[[BuildStatus], None] | None = None,
+    ) -> None:
+        params = db.params()
+        if params is None:
+            raise BookError(f"{db.path}: no build parameters (start it with `book build`)")
+        params.check()
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise OutflankError(f"workers must be at least 1, not {workers!r}")
+        if backend not in ("local", "ray"):
+            raise OutflankError(f"unknown backend {backend!r} (local or ray)")
+        self.db = db
+        self.params = params
+        self.workers = workers
+        self.backend = backend
+        self.tt_mb = tt_mb
+        self.on_progress = on_progress
+        self.records = db.records()
+        self.cost: dict[int, int] = {}
+        # the queue: roots first (a build stopped early still has every line
+        # asked for), then the cheapest lines, then the shallowest positions
+        self._heap: list[tuple[bool, int, int, int]] = []
+        self._running: set[int] = set()
+        self._roots: set[int] = set()
+        roots = []
+        for obf, spent in params.roots:
+            board = Board.from_obf(obf)
+            if board.must_pass():
+                board.push("pass")
+            if board.is_game_over():
+                continue
+            p, o, _ = canonical(board.player, board.opponent)
+            self._roots.add(p << 64 | o)
+            roots.append((p << 64 | o, int(spent)))
+        self._relax(roots)
+
+    # -------------------------------------------------------------- the tree
+    def _relax(self, work: list[tuple[int, int]]) -> None:
+        """Lower the cost of positions (and, for searched ones, of the lines
+        they open); unsearched positions within the limits are queued."""
+        window, plies = self.params.window_c, self.params.plies
+        while work:
+            key, cost = work.pop()
+            if cost > window or cost >= self.cost.get(key, window + 1):
+                continue
+            self.cost[key] = cost
+            record = self.records.get(key)
+            if record is None:
+                if key not in self._running:
+                    heapq.heappush(self._heap, self._entry(key, cost))
+                continue
+            work.extend(self._children(key, record, cost, window, plies))
+
+    @staticmethod
+    def _children(
+        key: int, record: RawRecord, cost: int, window: int, plies: int
+    ) -> Iterator[tuple[int, int]]:
+        if _ply(key) >= plies or not record.moves:
+            return
+        player, opponent = split_key(key)
+        best = max(v for _, v in record.moves)
+        for square, value in record.moves:
+            spent = cost + best - value
+            if spent <= window:
+                child, _ = child_key(player, opponent, square)
+                if child is not None:
+                    yield child, spent
+
+    def _entry(self, key: int, cost: int) -> tuple[bool, int, int, int]:
+        return key not in self._roots, cost, _ply(key), key
+
+    def queued(self) -> int:
+        """Positions waiting to be searched."""
+        return len({e[-1] for e in self._heap if e[-1] not in self.records} - self._running)
+
+    def _next(self) -> int | None:
+        while self._heap:
+            _, cost, _, key = heapq.heappop(self._heap)
+            if key in self.records or key in self._running or cost > self.cost.get(key, cost):
+                continue
+            return key
+        return None
+
+    # -------------------------------------------------------------- running
+    def run(
+        self, *, max_time: float | None = None, max_positions: int | None = None
+    ) -> BuildStatus:
+        """Search until the book is complete, or until ``max_time`` seconds or
+        ``max_positions`` searches (then the searches in flight finish and are
+        stored). Ctrl-C stops at once: the searches in flight are lost."""
+        start = time.perf_counter()
+        searched = 0
+        backend: _Backend
+        if self.backend == "ray":
+            backend = _Ray(self.workers)
+        elif self.workers == 1:
+            backend = _InProcess()
+        else:
+            backend = _Local(self.workers)
+        handles: dict[Any, int] = {}
+        params = self.params
+
+        def status(complete: bool = False) -> BuildStatus:
+            return BuildStatus(
+                len(self.records), searched, self.queued(), len(handles),
+                time.perf_counter() - start, complete,
+            )  # fmt: skip
+
+        try:
+            while True:
+                stopping = (max_time is not None and time.perf_counter() - start >= max_time) or (
+                    max_positions is not None and searched + len(handles) >= max_positions
+                )
+                while not stopping and len(handles) < backend.capacity:
+                    key = self._next()
+                    if key is None:
+                        break
+                    self._running.add(key)
+                    job = (key, params.depth, params.selectivity, self.tt_mb)
+                    handles[backend.submit(job)] = key
+                    if max_positions is not None and searched + len(handles) >= max_positions:
+                        break
+                if not handles:
+                    break
+                if self.on_progress is not None:
+                    self.on_progress(status())
+                results, rest = backend.wait(set(handles))
+                for handle in set(handles) - rest:
+                    del handles[handle]
+                for key, record, seconds in results:
+                    self.db.add(key, record, seconds)
+                    self.records[key] = record
+                    self._running.discard(key)
+                    searched += 1
+                    cost = self.cost.get(key)
+                    if cost is not None:
+                        work = list(
+                            self._children(key, record, cost, params.window_c, params.plies)
+                        )
+                        self._relax(work)
+        finally:
+            backend.close(set(handles))
+        final = status(complete=not self._next_exists())
+        if self.on_progress is not None:
+            self.on_progress(final)
+        return final
+
+    def _next_exists(self) -> bool:
+        key = self._next()
+        if key is None:
+            return False
+        heapq.heappush(self._heap, self._entry(key, self.cost[key]))
+        return True
+
+
+def start_build(
+    path: str | Path,
+    given: dict[str, Any],
+    *,
+    extend: bool = False,
+    roots: Iterable[list[Any]] = (),
+) -> BuildDB:
+    """Open a build database for ``book build`` (a new build with the
+    ``given`` parameters, or one resumed: then any parameter given must be
+    the stored one) or for ``book extend`` (a new window, plies or more
+    roots; the depth and selectivity stay as they were)."""
+    db = BuildDB.open(path, create=not extend)
+    roots = list(roots)
+    try:
+        stored = db.params()
+        if stored is None:
+            if extend:
+                raise BookError(f"{path}: no build to extend (start one with `book build`)")
+            params = BuildParams(**given)
+            if roots:
+                params.roots = []
+        else:
+            fixed = ("depth", "selective") if extend else ("depth", "selective", "window", "plies")
+            for name in fixed:
+                if name in given and given[name] != getattr(stored, name):
+                    hint = (
+                        " (`outflank book extend` changes window and plies)" if not extend else ""
+                    )
+                    raise BookError(
+                        f"{path} was started with {name} {getattr(stored, name)}, not"
+                        f" {given[name]}{hint}"
+                    )
+            if roots and not extend and any(r not in stored.roots for r in roots):
+                raise BookError(f"{path}: new roots need `outflank book extend`")
+            params = stored
+            if extend:
+                params = replace(
+                    stored, **{k: v for k, v in given.items() if k in ("window", "plies")}
+                )
+        for root in roots:
+            if root not in params.roots:
+                params.roots.append(root)
+        params.check()
+        db.set_params(params)
+    except BaseException:
+        db.close()
+        raise
+    return db

@@ -1,0 +1,183 @@
+"""One search on several threads (the core's Young Brothers Wait split points):
+exact results whatever the number of threads, limits and stop() for all of a
+search's threads, no thread or memory left behind. (The core's race-freedom
+is checked by ThreadSanitizer: ``scripts/sanitize.sh --thread``.)"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from outflank import Board, _core
+from outflank.engine import Engine, SearchResult
+from outflank.errors import OutflankError
+from outflank.obf import read_obf_file
+from outflank.threads import MAX_THREADS, available_cores, check_threads, default_threads, share
+
+
+def _engine(threads: int, **settings: object) -> Engine:
+    """An engine that really runs ``threads`` threads, even beyond the cores
+    (an engine runs at most as many threads as the machine has cores)."""
+    engine = Engine(threads=threads, **settings)  # type: ignore[arg-type]
+    engine._searcher.set_threads(threads, oversubscribe=True)
+    return engine
+
+
+def _position(seed: int, empties: int) -> Board:
+    """A position of random play with the given number of empties (a pass
+    counts as a move; a finished game starts again)."""
+    rng = random.Random(seed)
+    while True:
+        board = Board()
+        while board.empties > empties and not board.is_game_over():
+            board.push(rng.choice(board.legal_moves))
+        if not board.is_game_over():
+            return board
+
+
+@pytest.mark.parametrize("threads", [2, 4])
+@pytest.mark.parametrize("name", ["fforum-1-19.obf", "fforum-20-39.obf"])
+def test_ffo_scores_with_threads(ffo_dir: Path, name: str, threads: int) -> None:
+    engine = _engine(threads, tt_mb=16)
+    for entry in read_obf_file(ffo_dir / name):
+        engine.clear()
+        result = engine.solve(entry.board)
+        assert result.exact and result.score == entry.best_score, entry.line
+        assert result.best_move in entry.board.legal_moves
+
+
+SAMPLE = [(seed, 14 + seed % 7) for seed in range(14)]  # 14-20 empties
+
+
+@pytest.mark.parametrize(("seed", "empties"), SAMPLE)
+def test_random_positions_solve_alike_on_1_2_and_4_threads(seed: int, empties: int) -> None:
+    board = _position(seed, empties)
+    results = [_engine(n, tt_mb=8).solve(board) for n in (1, 2, 4)]
+    assert all(r.exact for r in results)
+    assert len({r.score for r in results}) == 1
+    for r in results:  # the move may differ, its score may not
+        assert r.best_move in board.legal_moves
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_every_moves_exact_score_alike_on_1_and_3_threads(seed: int) -> None:
+    board = _position(seed, 18)
+    one, three = (_engine(n, tt_mb=8).analyze(board) for n in (1, 3))
+    assert {(m.move, m.score) for m in one} == {(m.move, m.score) for m in three}
+    assert all(m.exact for m in three)
+
+
+def test_a_parallel_midgame_search_and_analysis() -> None:
+    board = Board.from_transcript("f5d6c3d3c4f4f6f3e6e7")
+    engine = Engine(threads=2, depth=9)
+    result = engine.search(board)
+    assert result.depth == 9 and result.best_move in board.legal_moves
+    scores = engine.analyze(board, depth=7)
+    assert {m.move for m in scores} == set(board.legal_moves)
+    assert all(m.depth == 7 and not m.exact for m in scores)
+    assert [m.score for m in scores] == sorted((m.score for m in scores), reverse=True)
+
+
+def test_a_node_limit_holds_for_all_threads_together(ffo_dir: Path) -> None:
+    board = read_obf_file(ffo_dir / "fforum-40-59.obf")[0].board
+    for threads in (2, 4):
+        result = _engine(threads, tt_mb=8).solve(board, nodes=300_000)
+        assert not result.exact
+        assert result.nodes <= 300_000 + 4096 * threads
+
+
+def _stop_after(engine: Engine, board: Board, after: float) -> tuple[SearchResult, float]:
+    box: dict[str, object] = {}
+
+    def run() -> None:
+        box["result"] = engine.solve(board)
+        box["end"] = time.perf_counter()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(after)
+    assert thread.is_alive()
+    asked = time.perf_counter()
+    engine.stop()
+    thread.join(10)
+    assert not thread.is_alive()
+    result = box["result"]
+    assert isinstance(result, SearchResult)
+    return result, float(box["end"]) - asked  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("threads", [2, 4])
+def test_stop_ends_a_parallel_solve_and_the_next_search_works(ffo_dir: Path, threads: int) -> None:
+    entries = read_obf_file(ffo_dir / "fforum-40-59.obf")
+    engine = _engine(threads, tt_mb=16)
+    result, latency = _stop_after(engine, entries[54 - 40].board, after=0.4)  # 28 empties
+    assert not result.exact and result.best_move in entries[54 - 40].board.legal_moves
+    assert latency < 0.25  # well within it on a loaded machine: the core polls every 4096 nodes
+    small = read_obf_file(ffo_dir / "fforum-20-39.obf")[29 - 20]
+    again = engine.solve(small.board)
+    assert again.exact and again.score == small.best_score
+
+
+def _tasks() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_many_short_parallel_searches_leave_no_thread_or_memory() -> None:
+    board = Board.from_transcript("f5d6c3d3c4f4f6")
+    end = _position(1, 16)
+    engine = _engine(4, tt_mb=4)
+    for _ in range(5):  # the table's pages, the helpers' states: allocated once
+        engine.search(board, depth=7)
+        engine.solve(end)
+    tasks, rss = _tasks(), _rss_kib()
+    for i in range(120):
+        engine.search(board, depth=6 + i % 3)
+        if i % 10 == 0:
+            engine.solve(end)
+        assert _tasks() == tasks  # the helpers end with their search
+    assert _rss_kib() - rss < 4096
+    for _ in range(20):  # engines made and dropped: their threads and tables go too
+        _engine(3, tt_mb=4).search(board, depth=6)
+    assert _tasks() == tasks
+
+
+def test_thread_settings() -> None:
+    assert default_threads() == min(available_cores(), MAX_THREADS) >= 1
+    assert Engine().threads == default_threads()
+    engine = Engine(threads=3)
+    assert engine.threads == 3
+    engine.configure(threads=1)
+    assert engine.threads == 1
+    for bad in (0, -1, MAX_THREADS + 1, 2.0, True, "2"):
+        with pytest.raises(OutflankError, match="threads"):
+            Engine(threads=bad)  # type: ignore[arg-type]
+        with pytest.raises(OutflankError, match="threads"):
+            engine.configure(threads=bad)
+        with pytest.raises(OutflankError, match="threads"):
+            check_threads(bad)
+    assert engine.threads == 1  # a bad value changes nothing
+    with pytest.raises(ValueError, match="threads"):
+        _core.Searcher(4, threads=0)
+    # no more threads run than the process has cores, unless asked to
+    board = Board.from_transcript("f5d6c3d3c4f4f6")
+    searcher = _core.Searcher(4, threads=MAX_THREADS)
+    assert searcher.search(board.player, board.opponent, depth=7)["threads"] == min(
+        MAX_THREADS, available_cores()
+    )
+    searcher.set_threads(5, oversubscribe=True)
+    assert searcher.search(board.player, board.opponent, depth=7)["threads"] == 5
+    assert share(1, cores=8) == 8 and share(3, cores=8) == 2 and share(16, cores=8) == 1
