@@ -179,6 +179,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await run_in_threadpool(service.start)
         resumed = service.resume()
         if resumed:
             log.info("resumed %d unfinished games", resumed)

@@ -15,6 +15,9 @@ import contextlib
 import importlib
 import json
 import logging
+import os
+import secrets as token
+import socket
 import threading
 import zlib
 from collections import OrderedDict
@@ -26,8 +29,9 @@ from outflank.board import Board, Move, Rules, parse_position
 from outflank.errors import OutflankError, SearchLimitError
 from outflank.web.ai import EngineUnavailableError, Thinker, describe, engine_available
 from outflank.web.analysis import AnalysisQueue, Busy, Cancel, Cancelled, TimedOut
-from outflank.web.hub import Hub
+from outflank.web.hub import Event, Hub
 from outflank.web.live import COLORS, LiveGame, Seat, color_name
+from outflank.web.relay import PgRelay, RemoteEvent
 from outflank.web.scheduler import AIScheduler, Next
 from outflank.web.schemas import NewGame, PlayerSpec
 from outflank.web.storage import DatabaseError, Storage, new_game_id, new_secret
@@ -44,6 +48,11 @@ _EVAL_CACHE = 20000
 #: many in the tree sent (pruned branches included): about 2 MB of JSON.
 LEARN_MAX_NODES = 6000
 LEARN_MAX_TREE = 10000
+#: Several processes (PostgreSQL): a claimed AI move is the claimer's for
+#: its search's time cap plus this many seconds; then another may make it.
+LEASE_MARGIN = 5.0
+#: How often each process looks for AI moves nobody is making (seconds).
+SWEEP_EVERY = 1.0
 
 
 class GameError(Exception):
@@ -109,6 +118,26 @@ class GameService:
         self._evals_lock = threading.Lock()
         self._closed = False
         self.scheduler = AIScheduler(workers, self._ai_step)
+        # several processes on one database (PostgreSQL): events relayed
+        # between them, AI moves claimed by one, owed moves swept up
+        self.shared = storage.shared
+        self.origin = f"{socket.gethostname()}:{os.getpid()}:{token.token_hex(4)}"
+        self.relay: PgRelay | None = None
+        self._remote_thinking: dict[str, str] = {}
+        self._sweeper: threading.Thread | None = None
+        self._sweep_stop = threading.Event()
+        self.claim_grace = max(2.0, 2 * ai_delay + 1.0)
+
+    def start(self) -> None:
+        """Begin serving: on a shared database (PostgreSQL), relay events to
+        and from the other processes, and look every second for AI moves
+        nobody is making (a process died mid-search). Then :meth:`resume`."""
+        if self.shared and self.relay is None:
+            self.relay = PgRelay(self.storage.url, self.origin, self._on_remote)
+            self.hub.relay = self._relay_out
+            self.relay.start()
+            self._sweeper = threading.Thread(target=self._sweep, name="outflank-sweep", daemon=True)
+            self._sweeper.start()
 
     # ------------------------------------------------------------ plumbing
     @contextlib.contextmanager
@@ -132,9 +161,51 @@ class GameService:
         return color
 
     def thinking(self, game_id: str) -> str | None:
-        """The colour of the AI searching in the game now, if any."""
+        """The colour of the AI searching in the game now (here or in another
+        process), if any."""
         entry = self._thinking.get(game_id)
-        return entry[0] if entry is not None else None
+        return entry[0] if entry is not None else self._remote_thinking.get(game_id)
+
+    # ------------------------------------------------------------ processes
+    def _relay_out(self, game_id: str, event: Event) -> None:
+        if self.relay is not None:
+            self.relay.send(game_id, event.kind, event.version, event.text)
+
+    def _on_remote(self, event: RemoteEvent) -> None:
+        """An event of another process (on the relay's thread): a changed
+        game is read again for this process's listeners, and a search here
+        that the change made stale is stopped."""
+        game_id, kind, version, text = event
+        if kind == "state":
+            self._remote_thinking.pop(game_id, None)
+            cached = self.store.cached(game_id)
+            stale = cached is None or version is None or cached.version < version
+            if stale and game_id in self._thinking:
+                self._stop_thinking(game_id)
+            if not self.hub.listeners(game_id):
+                if stale:
+                    self.store.forget(game_id)  # read again when next asked for
+                return
+            game = self.store.get(game_id)
+            if game is not None:
+                state = '{"type":"state","state":' + self.state_json(game) + "}"
+                self.hub.deliver(game_id, Event("state", state, game.version))
+            return
+        if text is None:
+            return
+        if kind == "thinking":
+            with contextlib.suppress(ValueError, AttributeError):
+                self._remote_thinking[game_id] = str(json.loads(text).get("color"))
+        self.hub.deliver(game_id, Event(kind, text))
+
+    def _sweep(self) -> None:
+        """Queue the AI moves nobody is making (see :meth:`GameStore.owed`)."""
+        while not self._sweep_stop.wait(SWEEP_EVERY):
+            try:
+                for game_id, ai_seats in self.store.owed(self.claim_grace):
+                    self._schedule_ai(game_id, background=ai_seats == 2)
+            except Exception as exc:  # the database is down: try again later
+                log.warning("cannot look for owed AI moves: %s", exc)
 
     # ------------------------------------------------------------ state
     def state(self, game: LiveGame) -> dict[str, Any]:
@@ -439,6 +510,10 @@ class GameService:
             return None
         player = dict(game.seats[color].player)
         version = game.version
+        if self.shared and not self.store.claim(
+            game_id, version, self.origin, self.thinker.time_cap + LEASE_MARGIN
+        ):
+            return None  # another process is making this move
         both_ai = game.seat_kind("black") == game.seat_kind("white") == "ai"
         board = game.position()
 
@@ -629,10 +704,15 @@ class GameService:
     def close(self) -> None:
         """Stop the worker threads (searches in progress are told to stop)."""
         self._closed = True
+        self._sweep_stop.set()
         for game_id in list(self._thinking):
             self._stop_thinking(game_id)
         self.scheduler.close()
         self.analysis.close()
+        if self._sweeper is not None:
+            self._sweeper.join(5)
+        if self.relay is not None:
+            self.relay.close()
 
 
 def _tree_size(node: dict[str, Any]) -> int:

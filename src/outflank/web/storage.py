@@ -33,6 +33,7 @@ from sqlalchemy import (
     inspect,
     make_url,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine as SqlEngine
@@ -44,6 +45,7 @@ from sqlalchemy.orm import (
     relationship,
     sessionmaker,
 )
+from sqlalchemy.pool import NullPool
 
 __all__ = [
     "Base",
@@ -53,6 +55,7 @@ __all__ = [
     "SeatRow",
     "Storage",
     "database_url",
+    "is_shared",
     "new_game_id",
     "new_secret",
 ]
@@ -98,6 +101,12 @@ class GameRow(Base):
     # holds: a client may run only so many games of AI against AI at once
     client: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
     ai_seats: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # several processes on one database (PostgreSQL): the AI colour to move
+    # (None if no AI is to move), and which process has claimed that move,
+    # until when (a process killed mid-search leaves it to the others)
+    ai_turn: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    ai_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    ai_lease: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
     __mapper_args__ = {"version_id_col": version}  # noqa: RUF012 - stale writes raise
 
@@ -152,10 +161,25 @@ class SeatRow(Base):
 
 
 def database_url(path_or_url: str) -> str:
-    """A SQLAlchemy URL from ``--db``: a URL is kept, anything else is a SQLite path."""
-    if "://" in path_or_url:
-        return path_or_url
-    return f"sqlite:///{path_or_url}"
+    """A SQLAlchemy URL from ``--db``: a URL is kept, anything else is a SQLite
+    path. A PostgreSQL URL without a driver gets psycopg (version 3)."""
+    if "://" not in path_or_url:
+        return f"sqlite:///{path_or_url}"
+    for plain in ("postgresql://", "postgres://"):
+        if path_or_url.startswith(plain):
+            return "postgresql+psycopg://" + path_or_url[len(plain) :]
+    return path_or_url
+
+
+def is_shared(url: str) -> bool:
+    """Whether several server processes may use the database at once
+    (PostgreSQL: yes; SQLite: one process only)."""
+    return make_url(database_url(url)).get_backend_name() == "postgresql"
+
+
+#: The key of the PostgreSQL advisory lock held while the tables are made:
+#: processes starting at once must not all create them.
+_SCHEMA_LOCK = 0x6F7574666C616E6B  # "outflank"
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -188,7 +212,9 @@ def _sqlite_path(url: str) -> str | None:
 
 #: Columns added since the first release: a database from before gets them
 #: (``ALTER TABLE ... ADD COLUMN``), then :func:`_fill_added` sets their values.
-ADDED_COLUMNS: dict[str, tuple[str, ...]] = {"games": ("client", "ai_seats")}
+ADDED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "games": ("client", "ai_seats", "ai_turn", "ai_owner", "ai_lease")
+}
 
 
 def _check_schema(url: str, kwargs: dict[str, Any]) -> list[tuple[str, str]]:
@@ -258,19 +284,43 @@ class Storage:
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
         else:
             kwargs["pool_pre_ping"] = True
-        to_add = _check_schema(self.url, kwargs)
-        self.engine: SqlEngine = create_engine(self.url, **kwargs)
-        if self.url.startswith("sqlite"):
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        if to_add:
-            _add_columns(self.engine, to_add)
-        Base.metadata.create_all(self.engine)
+        self.shared = is_shared(self.url)
+        with self._schema_lock(kwargs):
+            to_add = _check_schema(self.url, kwargs)
+            self.engine: SqlEngine = create_engine(self.url, **kwargs)
+            if self.url.startswith("sqlite"):
+                event.listen(self.engine, "connect", _sqlite_pragmas)
+            if to_add:
+                _add_columns(self.engine, to_add)
+            Base.metadata.create_all(self.engine)
         self._file_id = self._identify()
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         sqlite = self.url.startswith("sqlite")
         self._write_lock: contextlib.AbstractContextManager[Any] = (
             threading.Lock() if sqlite else contextlib.nullcontext()
         )
+
+    @contextlib.contextmanager
+    def _schema_lock(self, kwargs: dict[str, Any]) -> Iterator[None]:
+        """PostgreSQL: hold an advisory lock while the tables are checked and
+        made (servers starting together take turns). No-op elsewhere."""
+        if not self.shared:
+            yield
+            return
+        locker = create_engine(self.url, poolclass=NullPool, **kwargs)
+        try:
+            with locker.connect() as connection:
+                connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": _SCHEMA_LOCK})
+                connection.commit()
+                try:
+                    yield
+                finally:
+                    connection.execute(
+                        text("SELECT pg_advisory_unlock(:key)"), {"key": _SCHEMA_LOCK}
+                    )
+                    connection.commit()
+        finally:
+            locker.dispose()
 
     def _identify(self) -> tuple[int, int] | None:
         """The SQLite file's identity (device, inode); None for other databases."""

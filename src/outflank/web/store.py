@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, and_, delete, insert, or_, select, update
 
 from outflank.web.live import LiveGame, Ply, Seat
 from outflank.web.storage import GameRow, MoveRow, SeatRow, Storage
@@ -70,7 +70,8 @@ class _Statements:
         self.time = kind.bind_processor(dialect) or (lambda value: value)
         self.update = (
             f"UPDATE games SET cursor = {mark}, version = {mark}, status = {mark}, "
-            f"result = {mark}, updated = {mark} WHERE id = {mark} AND version = {mark}"
+            f"result = {mark}, updated = {mark}, ai_turn = {mark}, ai_owner = NULL, "
+            f"ai_lease = NULL WHERE id = {mark} AND version = {mark}"
         )
         self.delete = f"DELETE FROM moves WHERE game_id = {mark} AND ply >= {mark}"
         columns = "game_id, ply, move, color, by, ai_score, ai_depth, ai_seconds, created"
@@ -196,6 +197,7 @@ class GameStore:
                     result=game.result,
                     client=game.client,
                     ai_seats=game.ai_seats,
+                    ai_turn=game.ai_to_move(),
                 )
             )
             connection.execute(
@@ -237,6 +239,9 @@ class GameStore:
                     status=game.status,
                     result=game.result,
                     updated=game.updated,
+                    ai_turn=game.ai_to_move(),  # a new version: any claim is void
+                    ai_owner=None,
+                    ai_lease=None,
                 )
             )
             if done.rowcount != 1:
@@ -272,6 +277,7 @@ class GameStore:
                         game.status,
                         game.result,
                         sql.time(game.updated),
+                        game.ai_to_move(),
                         game.id,
                         old_version,
                     ),
@@ -293,6 +299,53 @@ class GameStore:
                 raise
             finally:
                 raw.close()
+
+    # ------------------------------------------------------------ AI claims
+    def claim(self, game_id: str, version: int, owner: str, lease: float) -> bool:
+        """Claim the AI move of the game at ``version`` for ``owner`` (a server
+        process) for ``lease`` seconds: True if this process may search it,
+        False if the game has changed or another process holds a claim that
+        has not expired. Any change of the game voids the claim."""
+        now = datetime.now(UTC)
+        with self.storage.engine.begin() as connection:
+            done = connection.execute(
+                update(GAMES)
+                .where(
+                    GAMES.c.id == game_id,
+                    GAMES.c.version == version,
+                    or_(
+                        GAMES.c.ai_owner.is_(None),
+                        GAMES.c.ai_owner == owner,
+                        GAMES.c.ai_lease < now,
+                    ),
+                )
+                .values(ai_owner=owner, ai_lease=now + timedelta(seconds=lease))
+            )
+            return done.rowcount == 1
+
+    def owed(self, grace: float, limit: int = 100) -> list[tuple[str, int]]:
+        """``(id, ai_seats)`` of games whose AI move nobody is making: no claim
+        (and unchanged for ``grace`` seconds, time for the process that
+        changed it to claim it) or a claim expired (its process died)."""
+        now = datetime.now(UTC)
+        with self.storage.engine.connect() as connection:
+            rows = connection.execute(
+                select(GAMES.c.id, GAMES.c.ai_seats)
+                .where(
+                    GAMES.c.ai_turn.is_not(None),
+                    GAMES.c.status == "playing",
+                    or_(
+                        GAMES.c.ai_lease < now,
+                        and_(
+                            GAMES.c.ai_owner.is_(None),
+                            GAMES.c.updated < now - timedelta(seconds=grace),
+                        ),
+                    ),
+                )
+                .order_by(GAMES.c.updated)
+                .limit(limit)
+            ).all()
+        return [(game_id, ai_seats or 0) for game_id, ai_seats in rows]
 
     # ------------------------------------------------------------ lists
     def recent(self, limit: int, offset: int) -> list[dict[str, Any]]:
