@@ -49,13 +49,22 @@ def test_two_servers_see_each_others_moves(pg_url: str) -> None:
         game_id, seats, _ = new_game(first)
         assert second.get(f"/api/games/{game_id}").json()["cursor"] == 0  # cached there now
         with second.websocket_connect(f"/ws/games/{game_id}") as spectator:
-            assert spectator.receive_json()["state"]["cursor"] == 0
+            seen = spectator.receive_json()["state"]["version"]
+
+            def next_state() -> dict:
+                # the next newer state (the game's creation may be told twice)
+                while True:
+                    event = spectator.receive_json()
+                    if event["type"] == "state" and event["state"]["version"] > seen:
+                        return event["state"]
+
             assert move(first, game_id, seats["black"], "f5").status_code == 200
-            event = spectator.receive_json()
-            assert event["type"] == "state" and event["state"]["last"] == "f5"
-            # and a move through the socket of one app reaches the other
+            state = next_state()
+            assert state["last"] == "f5"
+            seen = state["version"]
+            # and a move through the other app reaches the socket too
             assert move(second, game_id, seats["white"], "d6").status_code == 200
-            assert spectator.receive_json()["state"]["transcript"] == "f5d6"
+            assert next_state()["transcript"] == "f5d6"
         assert first.get(f"/api/games/{game_id}").json()["transcript"] == "f5d6"
         polled = first.get(f"/api/games/{game_id}", params={"since": 2, "wait": 10})
         # a long poll on one app wakes on the other's move
@@ -146,3 +155,43 @@ def test_a_move_owed_by_a_dead_process_is_made_by_another(pg_url: str) -> None:
         assert done["players"]["white"]["kind"] == "ai"
     finally:
         storage.close()
+
+
+def test_a_cache_follows_the_changes_of_another_process(pg_url: str) -> None:
+    """Each change made through one app (moves, undo, redo, a move after an
+    undo that drops the redoable plies) is seen by the other app's cache,
+    which reads only the new plies, as a fresh read of the database has it."""
+    one = create_app(pg_url, ai_delay=0.0)
+    two = create_app(pg_url, ai_delay=0.0)
+    with TestClient(one) as first, TestClient(two) as second:
+        game_id, seats, _ = new_game(first)
+        black, white = seats["black"], seats["white"]
+        steps = [
+            ("move", black, "f5"),
+            ("move", white, "d6"),
+            ("move", black, "c3"),
+            ("undo", black, None),
+            ("redo", black, None),
+            ("undo", black, None),
+            ("move", black, "c5"),  # drops the redoable c3
+            ("move", white, "f4"),
+            ("undo", white, None),
+            ("undo", black, None),
+            ("move", black, "c4"),
+        ]
+        store = two.state.service.store
+        second.get(f"/api/games/{game_id}")  # cached in the second app
+        for kind, seat, square in steps:
+            if kind == "move":
+                answer = move(first, game_id, seat, square)
+            else:
+                answer = first.post(f"/api/games/{game_id}/{kind}", json={"seat": seat})
+            assert answer.status_code == 200, answer.text
+            seen = second.get(f"/api/games/{game_id}").json()
+            seen.pop("you", None)
+            fresh = store.load(game_id)  # all of it, from the database
+            assert fresh is not None and seen == fresh.state()
+            said = answer.json()
+            said.pop("you", None)
+            assert seen == said
+        assert seen["transcript"] == "f5d6c4"

@@ -182,11 +182,17 @@ class GameService:
             stale = cached is None or version is None or cached.version < version
             if stale and game_id in self._thinking:
                 self._stop_thinking(game_id)
+            if cached is not None and version is not None and version < cached.version:
+                return  # old news: the newer version's own event comes (or came) too
             if not self.hub.listeners(game_id):
                 if stale:
                     self.store.forget(game_id)  # read again when next asked for
                 return
-            game = self.store.get(game_id)
+            game = cached
+            if stale:  # read from the database (only the new plies if one change ahead)
+                game = self.store.load(game_id, since=cached)
+                if game is not None:
+                    self.store.keep(game)
             if game is not None:
                 state = '{"type":"state","state":' + self.state_json(game) + "}"
                 self.hub.deliver(game_id, Event("state", state, game.version))

@@ -104,7 +104,7 @@ class GameRow(Base):
     # several processes on one database (PostgreSQL): the AI colour to move
     # (None if no AI is to move), and which process has claimed that move,
     # until when (a process killed mid-search leaves it to the others)
-    ai_turn: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    ai_turn: Mapped[str | None] = mapped_column(String(8), nullable=True, index=True)
     ai_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
     ai_lease: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
@@ -282,8 +282,9 @@ class Storage:
         kwargs: dict[str, Any] = {"future": True}
         if self.url.startswith("sqlite"):
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
-        else:
-            kwargs["pool_pre_ping"] = True
+        # no pool_pre_ping: a round trip before every use of a connection
+        # costs more than the queries; a connection the database server
+        # dropped fails one request (503) and the pool is renewed
         self.shared = is_shared(self.url)
         with self._schema_lock(kwargs):
             to_add = _check_schema(self.url, kwargs)

@@ -17,6 +17,7 @@ by another process is loaded again.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
 from datetime import UTC, datetime, timedelta
@@ -78,6 +79,14 @@ class _Statements:
         self.insert = f"INSERT INTO moves ({columns}) VALUES ({', '.join([mark] * 9)})"
         if dialect.name == "postgresql":  # "by" is a keyword there
             self.insert = self.insert.replace(", by,", ', "by",')
+        self.version = f"SELECT version FROM games WHERE id = {mark}"
+        self.claim = (
+            f"UPDATE games SET ai_owner = {mark}, ai_lease = {mark} WHERE id = {mark} AND "
+            f"version = {mark} AND (ai_owner IS NULL OR ai_owner = {mark} OR ai_lease < {mark})"
+        )
+        # psycopg: one statement on its own needs no transaction (autocommit:
+        # no BEGIN, no COMMIT or ROLLBACK round trip)
+        self.autocommit = storage.engine.driver == "psycopg"
 
 
 class GameStore:
@@ -92,6 +101,33 @@ class GameStore:
         self._sql = _Statements(storage)
 
     # ------------------------------------------------------------ reading
+    def _single(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, int]:
+        """Run one statement on its own on a pooled connection: (its first
+        row's first value or None, the rows it changed)."""
+        raw = self.storage.engine.raw_connection()
+        try:
+            driver = raw.driver_connection
+            if self._sql.autocommit:
+                driver.autocommit = True  # type: ignore[union-attr]
+            try:
+                cursor = raw.cursor()
+                cursor.execute(sql, params)
+                row = cursor.fetchone() if cursor.description else None
+                changed = cursor.rowcount
+                cursor.close()
+                if not self._sql.autocommit:
+                    raw.commit()
+            finally:
+                if self._sql.autocommit:
+                    driver.autocommit = False  # type: ignore[union-attr]
+        except BaseException:
+            with contextlib.suppress(Exception):
+                raw.rollback()
+            raise
+        finally:
+            raw.close()
+        return (row[0] if row else None), changed
+
     def get(self, game_id: str) -> LiveGame | None:
         """The game (cached, or loaded), or None if there is no such game."""
         with self._lock:
@@ -99,29 +135,51 @@ class GameStore:
             if game is not None:
                 self._cache.move_to_end(game_id)
         if game is not None and self.verify:
-            with self.storage.engine.connect() as connection:
-                version = connection.execute(
-                    select(GAMES.c.version).where(GAMES.c.id == game_id)
-                ).scalar()
+            version = (
+                self._single(self._sql.version, (game_id,))[0]
+                if self._sql.usable
+                else self._version(game_id)
+            )
             if version is None:
                 self.forget(game_id)
                 return None
             if version != game.version:
-                game = None
+                game = self.load(game_id, since=game)
+                if game is not None:
+                    self.keep(game)
+                return game
         if game is None:
             game = self.load(game_id)
             if game is not None:
                 self.keep(game)
         return game
 
-    def load(self, game_id: str, connection: Connection | None = None) -> LiveGame | None:
-        """The game as the database holds it now (not cached)."""
-        if connection is None:
-            with self.storage.engine.connect() as own:
-                return self.load(game_id, own)
+    def _version(self, game_id: str) -> int | None:
+        with self.storage.engine.connect() as connection:
+            return connection.execute(select(GAMES.c.version).where(GAMES.c.id == game_id)).scalar()
+
+    def load(self, game_id: str, since: LiveGame | None = None) -> LiveGame | None:
+        """The game as the database holds it now (not cached), or None.
+
+        With ``since`` (an older copy of the game) and a stored game one
+        change ahead of it, only the plies from ``since``'s cursor on are
+        read: one change (a move at the cursor, an undo, a redo, new
+        settings) leaves every ply before the cursor as it was. Several
+        processes: the rows are read in one snapshot (repeatable read)."""
+        connection = self.storage.engine.connect()
+        if self.storage.shared:
+            connection = connection.execution_options(isolation_level="REPEATABLE READ")
+        with connection:
+            return self._read(connection, game_id, since)
+
+    def _read(
+        self, connection: Connection, game_id: str, since: LiveGame | None
+    ) -> LiveGame | None:
         row = connection.execute(select(GAMES).where(GAMES.c.id == game_id)).first()
         if row is None:
             return None
+        if since is not None and row.version != since.version + 1:
+            since = None  # more than one change: read it all
         seats = {
             color: Seat(color, secret, dict(player))
             for color, secret, player in connection.execute(
@@ -130,6 +188,7 @@ class GameStore:
                 )
             )
         }
+        first = 0 if since is None else since.cursor
         moves = connection.execute(
             select(
                 MOVES.c.ply,
@@ -140,23 +199,34 @@ class GameStore:
                 MOVES.c.ai_depth,
                 MOVES.c.ai_seconds,
             )
-            .where(MOVES.c.game_id == game_id)
+            .where(MOVES.c.game_id == game_id, MOVES.c.ply >= first)
             .order_by(MOVES.c.ply)
         ).all()
-        game = LiveGame(
-            id=row.id,
-            rules=row.rules,
-            start_obf=row.start_obf,
-            created=_utc(row.created),
-            updated=_utc(row.updated),
-            cursor=row.cursor,
-            version=row.version,
-            status=row.status,
-            result=row.result,
-            client=row.client,
-            ai_seats=row.ai_seats or 0,
-            seats=seats,
-        )
+        if since is None:
+            game = LiveGame(
+                id=row.id,
+                rules=row.rules,
+                start_obf=row.start_obf,
+                created=_utc(row.created),
+                updated=_utc(row.updated),
+                cursor=row.cursor,
+                version=row.version,
+                status=row.status,
+                result=row.result,
+                client=row.client,
+                ai_seats=row.ai_seats or 0,
+                seats=seats,
+            )
+        else:
+            game = since.clone()
+            game.truncate()  # the plies from its cursor on are read again
+            game.updated = _utc(row.updated)
+            game.cursor = row.cursor
+            game.version = row.version
+            game.status = row.status
+            game.result = row.result
+            game.ai_seats = row.ai_seats or 0
+            game.seats = seats
         game.replay([tuple(m) for m in moves])
         return game
 
@@ -307,6 +377,10 @@ class GameStore:
         False if the game has changed or another process holds a claim that
         has not expired. Any change of the game voids the claim."""
         now = datetime.now(UTC)
+        if self._sql.usable:
+            until, at = self._sql.time(now + timedelta(seconds=lease)), self._sql.time(now)
+            params = (owner, until, game_id, version, owner, at)
+            return self._single(self._sql.claim, params)[1] == 1
         with self.storage.engine.begin() as connection:
             done = connection.execute(
                 update(GAMES)
