@@ -6,7 +6,9 @@ validated against the game in memory (:class:`LiveGame`, cached by
 few small rows), and only then published to the game's listeners. AI
 seats move on the scheduler's threads, one move at a time; a move
 computed for a position that has changed meanwhile (an undo) is thrown
-away.
+away. On PostgreSQL several processes serve the same games: events cross
+them (:mod:`outflank.web.relay`), each AI move is claimed by one process
+for a lease, and moves whose claimer died are swept up by the others.
 """
 
 from __future__ import annotations
