@@ -30,6 +30,19 @@ def ffo_dir() -> Path:
     return data_path("ffo")
 
 
+def _import_this_tree_in_subprocesses() -> None:
+    """Every process a test starts imports this checkout's ``src``, whatever
+    copy of outflank is installed (engines for NBoard and tournaments are
+    started as ``python -m outflank ...`` without cli_env)."""
+    src = str(ROOT / "src")
+    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if src not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [src, *paths]))
+
+
+_import_this_tree_in_subprocesses()
+
+
 def cli_env() -> dict[str, str]:
     """Environment for running ``python -m outflank`` from the source tree."""
     env = dict(os.environ)

@@ -59,7 +59,7 @@ def test_solve_takes_threads(ffo_dir: Path, tmp_path: Path) -> None:
 
 
 def test_analyze_takes_threads() -> None:
-    proc = run("analyze", "f5d6c3", "--depth", "8", "--threads", "2")
+    proc = run("analyze", "f5d6c3", "--depth", "8", "--threads", "2", "--no-book")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1].startswith("moves (depth 8):")
 

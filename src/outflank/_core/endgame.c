@@ -1178,19 +1178,11 @@ int end_presearch(Search *s, u64 P, u64 O, RootMove *moves, int n) {
 /* A worker at the root's split point (end_root's loop below its first
  * move; every move in analyze mode). */
 static void end_root_run(Search *t, SplitPoint *sp) {
-    RootMove *moves = sp->moves;
     int beta = sp->beta, empties = sp->depth, analyze = sp->analyze;
     u64 P = sp->P, O = sp->O;
-    while (!ABORTED(t)) {
-        sp_lock(sp);
-        if (sp->cut || sp->next >= sp->n) {
-            sp_unlock(sp);
-            break;
-        }
-        int i = sp->next++;
-        int a = sp->alpha;
-        sp_unlock(sp);
-        RootMove *rm = &moves[i];
+    int a, i;
+    while (!ABORTED(t) && (i = par_root_claim(sp, &a)) >= 0) {
+        RootMove *rm = &sp->moves[i];
         int pass = rm->square == MOVE_PASS;
         u64 bit = pass ? 0 : 1ULL << rm->square;
         u64 nP = O & ~rm->flips, nO = P | rm->flips | bit;
@@ -1213,21 +1205,7 @@ static void end_root_run(Search *t, SplitPoint *sp) {
             }
         }
         if (ABORTED(t)) break;
-        sp_lock(sp);
-        rm->score = v;
-        rm->searched = 1;
-        if (v > sp->best) {
-            sp->best = v;
-            if (full) {
-                par_record_line(sp, t, rm->square, 0);
-            } else {
-                sp->line[0] = rm->square;
-                sp->line_len = 1;
-            }
-            if (!analyze && v > sp->alpha) sp->alpha = v;
-            if (!analyze && sp->alpha >= beta) par_cut(sp, t);
-        }
-        sp_unlock(sp);
+        par_root_record(sp, t, rm, v, full);
     }
 }
 

@@ -113,6 +113,32 @@ void par_record_line(SplitPoint *sp, const Search *t, int square, int ply) {
     sp->line_len = n + 1;
 }
 
+int par_root_claim(SplitPoint *sp, int *alpha) {
+    sp_lock(sp);
+    int i = sp->cut || sp->next >= sp->n ? -1 : sp->next++;
+    *alpha = sp->alpha;
+    sp_unlock(sp);
+    return i;
+}
+
+void par_root_record(SplitPoint *sp, const Search *t, RootMove *rm, int v, int full) {
+    sp_lock(sp);
+    rm->score = v;
+    rm->searched = 1;
+    if (v > sp->best) {
+        sp->best = v;
+        if (full) {
+            par_record_line(sp, t, rm->square, 0);
+        } else {
+            sp->line[0] = rm->square;
+            sp->line_len = 1;
+        }
+        if (!sp->analyze && v > sp->alpha) sp->alpha = v;
+        if (!sp->analyze && sp->alpha >= sp->beta) par_cut(sp, t);
+    }
+    sp_unlock(sp);
+}
+
 /* The master gives up its split point (it was aborted): cut it off. */
 static void abandon(SplitPoint *sp) {
     sp_lock(sp);

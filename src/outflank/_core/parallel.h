@@ -103,6 +103,17 @@ void par_cut(SplitPoint *sp, const Search *by);
  * (under sp's lock). */
 void par_record_line(SplitPoint *sp, const Search *t, int square, int ply);
 
+/* The next root move for a worker at the root's split point sp: its
+ * index, with the window's lower end of the moment in *alpha; -1 when the
+ * root is cut off or every move has been handed out. */
+int par_root_claim(SplitPoint *sp, int *alpha);
+
+/* Record root move rm's score v at sp, searched by thread t: full if with
+ * a full window (t's line from ply 1 is then the move's line), else only
+ * the move is known. Outside analyze mode the window's lower end rises to
+ * v, and the root is cut off when it reaches beta. */
+void par_root_record(SplitPoint *sp, const Search *t, RootMove *rm, int v, int full);
+
 /* Abort every thread of the search (a limit or stop()). */
 void par_halt(Search *s);
 

@@ -390,19 +390,11 @@ void root_finish(Search *s, RootMove *moves, int n, const int *line, int len) {
 /* A worker at the root's split point (mid_root's loop, below its first
  * move; every move in analyze mode). */
 static void mid_root_run(Search *t, SplitPoint *sp) {
-    RootMove *moves = sp->moves;
     int beta = sp->beta, depth = sp->depth, analyze = sp->analyze;
     u64 P = sp->P, O = sp->O;
-    while (!ABORTED(t)) {
-        sp_lock(sp);
-        if (sp->cut || sp->next >= sp->n) {
-            sp_unlock(sp);
-            break;
-        }
-        int i = sp->next++;
-        int a = sp->alpha;
-        sp_unlock(sp);
-        RootMove *rm = &moves[i];
+    int a, i;
+    while (!ABORTED(t) && (i = par_root_claim(sp, &a)) >= 0) {
+        RootMove *rm = &sp->moves[i];
         u64 bit = rm->square == MOVE_PASS ? 0 : 1ULL << rm->square;
         u64 nP = O & ~rm->flips, nO = P | rm->flips | bit;
         int d = rm->square == MOVE_PASS ? depth : depth - 1;
@@ -422,20 +414,7 @@ static void mid_root_run(Search *t, SplitPoint *sp) {
             }
         }
         if (ABORTED(t)) break;
-        sp_lock(sp);
-        rm->score = v;
-        rm->searched = 1;
-        if (v > sp->best) {
-            sp->best = v;
-            if (full) {
-                par_record_line(sp, t, rm->square, 0);
-            } else {
-                sp->line[0] = rm->square;
-                sp->line_len = 1;
-            }
-            if (!analyze && v > sp->alpha) sp->alpha = v;
-        }
-        sp_unlock(sp);
+        par_root_record(sp, t, rm, v, full);
     }
 }
 
