@@ -195,3 +195,38 @@ def test_a_cache_follows_the_changes_of_another_process(pg_url: str) -> None:
             said.pop("you", None)
             assert seen == said
         assert seen["transcript"] == "f5d6c4"
+
+
+def test_the_relay_carries_events_between_processes(pg_url: str) -> None:
+    """Each relay hands the other's events on, not its own; a state goes as
+    its game and version; a malformed notification or an event too big for
+    one is dropped, and the events after it still arrive."""
+    import queue
+
+    import psycopg
+
+    from outflank.web.relay import CHANNEL, PgRelay
+
+    got: dict[str, queue.Queue] = {"a": queue.Queue(), "b": queue.Queue()}
+    relays = {name: PgRelay(pg_url, name, got[name].put) for name in ("a", "b")}
+    try:
+        for relay in relays.values():
+            relay.start()
+        relays["a"].send("g1", "info", None, '{"type":"info","depth":3}')
+        relays["a"].send("g1", "state", 7, '{"type":"state","state":{"big":"' + "x" * 9000 + '"}}')
+        assert got["b"].get(timeout=10) == ("g1", "info", None, '{"type":"info","depth":3}')
+        assert got["b"].get(timeout=10) == ("g1", "state", 7, None)
+        relays["b"].send("g2", "info", None, '{"type":"info","pv":"' + "x" * 9000 + '"}')
+        with psycopg.connect(relays["b"].conninfo, autocommit=True) as connection:
+            connection.execute(f"NOTIFY {CHANNEL}, 'not json'")
+        relays["b"].send("g2", "thinking", None, '{"type":"thinking","color":"white"}')
+        assert got["a"].get(timeout=10) == (
+            "g2",
+            "thinking",
+            None,
+            '{"type":"thinking","color":"white"}',
+        )
+        assert got["a"].empty() and got["b"].empty()  # nobody hears itself
+    finally:
+        for relay in relays.values():
+            relay.close()
