@@ -77,15 +77,18 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(src: Path, db: str, port: int, workers: int) -> subprocess.Popen[bytes]:
+def start_server(src: Path, db: str, port: int, workers: int, log: Path) -> subprocess.Popen[bytes]:
+    """A server of ``src`` on the port; its log goes to the file ``log`` (a
+    pipe nobody reads would stop the server once 64 KiB of log filled it)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(src) + os.pathsep + env.get("PYTHONPATH", "")
     cmd = [sys.executable, "-m", "outflank", "serve", "--port", str(port), "--db", db]
     cmd += ["--ai-workers", str(workers), "--ai-delay", "0"]
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    with log.open("wb") as out:
+        return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=out)
 
 
-def wait_until_up(proc: subprocess.Popen[bytes], port: int) -> None:
+def wait_until_up(proc: subprocess.Popen[bytes], port: int, log: Path) -> None:
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -94,9 +97,22 @@ def wait_until_up(proc: subprocess.Popen[bytes], port: int) -> None:
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                err = proc.stderr.read().decode() if proc.stderr else ""
+                err = log.read_text(errors="replace")[-2000:]
                 raise SystemExit(f"the server did not start: {err}") from None
             time.sleep(0.1)
+
+
+def logged_errors(logs: list[Path]) -> list[str]:
+    """One line per server whose log holds tracebacks: how many, and the last line of the first."""
+    found = []
+    for n, log in enumerate(logs):
+        text = log.read_text(errors="replace")
+        count = text.count("Traceback (most recent call last)")
+        if count:
+            first = text.split("Traceback (most recent call last)", 1)[1]
+            last = next((x for x in first.splitlines() if x and not x.startswith(" ")), "?")
+            found.append(f"server {n} logged {count} tracebacks, the first: {last[:200]}")
+    return found
 
 
 class HTTP:
@@ -289,12 +305,16 @@ def run(label: str, src: Path, args: argparse.Namespace) -> tuple[str, bool]:
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or str(Path(tmp) / "load.db")
         ports = [free_port() for _ in range(args.servers)]
-        servers = [start_server(src, db, port, args.ai_workers) for port in ports]
+        logs = [Path(tmp) / f"server{n}.log" for n in range(args.servers)]
+        servers = [
+            start_server(src, db, port, args.ai_workers, log)
+            for port, log in zip(ports, logs, strict=True)
+        ]
         stats = Stats()
         cpu = client = float("nan")
         try:
             for proc, port in zip(servers, ports, strict=True):
-                wait_until_up(proc, port)
+                wait_until_up(proc, port, logs[servers.index(proc)])
             before = sum(_cpu_seconds(p.pid) for p in servers)
             mine = time.process_time()
             elapsed = asyncio.run(load(ports, args.games, args.seconds, args.moves, stats))
@@ -306,6 +326,7 @@ def run(label: str, src: Path, args: argparse.Namespace) -> tuple[str, bool]:
             for proc in servers:
                 proc.wait(timeout=30)
         checked, bad = check_replays(db, stats.last_state)
+        stats.errors += logged_errors(logs)
     lat = stats.latencies
     moves = len(lat)
     row = (

@@ -335,41 +335,40 @@ class GameStore:
         self, game: LiveGame, old_version: int, dropped_from: int | None, new_plies: int
     ) -> None:
         sql, now = self._sql, self._sql.time(datetime.now(UTC))
-        # everything but the statements is done outside the write lock (with
-        # SQLite, every other writer waits while it is held)
-        head = (
-            game.cursor,
-            game.version,
-            game.status,
-            game.result,
-            sql.time(game.updated),
-            game.ai_to_move(),
-            game.id,
-            old_version,
-        )
-        rows = [
-            (game.id, p.ply, p.move, p.color, p.by, p.score, p.depth, p.seconds, now)
-            for p in game.plies[len(game.plies) - new_plies :]
-        ]
-        raw = self.storage.engine.raw_connection()
-        try:
-            with self.storage.writing():
-                try:
-                    cursor = raw.cursor()
-                    cursor.execute(sql.update, head)
-                    if cursor.rowcount != 1:
-                        raise Conflict(game.id)
-                    if dropped_from is not None:
-                        cursor.execute(sql.delete, (game.id, dropped_from))
-                    if rows:
-                        cursor.executemany(sql.insert, rows)
-                    cursor.close()
-                    raw.commit()
-                except BaseException:
-                    raw.rollback()
-                    raise
-        finally:
-            raw.close()
+        with self.storage.writing():
+            raw = self.storage.engine.raw_connection()
+            try:
+                cursor = raw.cursor()
+                cursor.execute(
+                    sql.update,
+                    (
+                        game.cursor,
+                        game.version,
+                        game.status,
+                        game.result,
+                        sql.time(game.updated),
+                        game.ai_to_move(),
+                        game.id,
+                        old_version,
+                    ),
+                )
+                if cursor.rowcount != 1:
+                    raise Conflict(game.id)
+                if dropped_from is not None:
+                    cursor.execute(sql.delete, (game.id, dropped_from))
+                if new_plies:
+                    rows = [
+                        (game.id, p.ply, p.move, p.color, p.by, p.score, p.depth, p.seconds, now)
+                        for p in game.plies[-new_plies:]
+                    ]
+                    cursor.executemany(sql.insert, rows)
+                cursor.close()
+                raw.commit()
+            except BaseException:
+                raw.rollback()
+                raise
+            finally:
+                raw.close()
 
     # ------------------------------------------------------------ AI claims
     def claim(self, game_id: str, version: int, owner: str, lease: float) -> bool:
