@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -50,12 +51,24 @@ def cli_env() -> dict[str, str]:
     return env
 
 
+def _default_ctrl_c() -> None:
+    """In the child: Ctrl-C as a terminal delivers it. A test run started in
+    the background (``nohup pytest &``) ignores SIGINT, and Python keeps an
+    inherited ignore, so the tests that press Ctrl-C would wait in vain."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @contextmanager
 def running(args: list[str]) -> Iterator[subprocess.Popen[str]]:
-    """A command started with its output piped (text) and cli_env(); killed
-    and reaped on the way out if it is still running."""
+    """A command started with its output piped (text), cli_env() and the
+    default Ctrl-C; killed and reaped on the way out if still running."""
     proc = subprocess.Popen(
-        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env()
+        args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+        preexec_fn=_default_ctrl_c,
     )
     try:
         yield proc

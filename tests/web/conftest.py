@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 
 from conftest import cli_env
 from outflank.web.app import create_app
+from postgres import PostgresServer, running_postgres
 
 
 def start_server(db: Path, port: int, *options: str) -> subprocess.Popen[bytes]:
@@ -44,6 +45,19 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """One real PostgreSQL server for the session (see tests/postgres.py)."""
+    with running_postgres() as server:
+        yield server
+
+
+@pytest.fixture
+def pg_url(postgres: PostgresServer) -> str:
+    """The URL of a new, empty PostgreSQL database."""
+    return postgres.create_database()
 
 
 @pytest.fixture

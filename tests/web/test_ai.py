@@ -197,3 +197,38 @@ def test_websocket_streams_the_ai_search(client: TestClient) -> None:
     assert infos and infos[-1]["depth"] == 4 and infos[-1]["color"] == "white"
     assert {"score", "nodes", "nps", "pv"} <= set(infos[-1])
     assert kinds.index("thinking") < kinds.index("info")
+
+
+def test_ai_games_do_not_starve_a_persons_game(db_path: Path) -> None:
+    """Two games of AI against AI at level 20 used to hold both AI threads for
+    whole games (a worker looped on its game): a person's game then waited
+    for them to end. Now a worker gives its thread back after each move, and
+    AI-against-AI games never hold the last free thread."""
+    strong = {"kind": "ai", "ai": "level", "level": 20}
+    # a midgame out of the opening book: every AI move is a real search
+    midgame = "------------------XO-O----XXOO-----OOX----OXXX-----XO----------- X"
+    app = create_app(str(db_path), ai_workers=2, ai_delay=0.0, time_cap=3.0)
+    with TestClient(app) as client:
+        busy = [new_game(client, black=strong, white=strong, start=midgame)[0] for _ in range(2)]
+        wait_for(client, busy[0], lambda s: s["thinking"] is not None, poll=0.05)
+        game_id, seats, _ = new_game(client, white={"kind": "ai", "ai": "greedy"})
+        move(client, game_id, seats["black"], "f5")
+        wait_for(client, game_id, lambda s: s["cursor"] == 2, timeout=30)
+        # the AI games made a move or two meanwhile, not whole games
+        for other in busy:
+            assert client.get(f"/api/games/{other}").json()["cursor"] <= 4
+
+
+def test_a_client_may_run_only_so_many_ai_games(db_path: Path) -> None:
+    app = create_app(str(db_path), ai_delay=60.0, ai_games_per_client=2)
+    two_ais = {"black": LEVEL1, "white": LEVEL1}
+    with TestClient(app) as client:
+        for _ in range(2):
+            assert client.post("/api/games", json=two_ais).status_code == 201
+        refused = client.post("/api/games", json=two_ais)
+        assert refused.status_code == 429
+        assert "at most 2 at once" in refused.json()["error"]
+        # a game with a person in it, or another client's, is not counted
+        assert client.post("/api/games", json={"white": LEVEL1}).status_code == 201
+        other = TestClient(app, client=("192.0.2.7", 40000))
+        assert other.post("/api/games", json=two_ais).status_code == 201

@@ -101,6 +101,40 @@ def test_malformed_requests(client: TestClient) -> None:
     assert bad_start.status_code == 400 and "bad start position" in bad_start.json()["error"]
 
 
+def test_deeply_nested_json_is_malformed_json(client: TestClient) -> None:
+    """It used to get FastAPI's 400 "There was an error parsing the body"."""
+    game_id, _, before = new_game(client)
+    headers = {"Content-Type": "application/json"}
+    for url in (f"/api/games/{game_id}/moves", "/api/games", f"/api/games/{game_id}/undo"):
+        nested = client.post(url, content=b"[" * 5000 + b"]" * 5000, headers=headers)
+        assert nested.status_code == 422
+        assert nested.json() == {"error": "malformed JSON in the request body"}
+    _unchanged(client, game_id, before)
+
+
+def test_an_unknown_field_is_quoted_short(client: TestClient) -> None:
+    game_id, seats, _ = new_game(client)
+    body = {"seat": seats["black"], "move": "d3", "k" * 50_000: 1}
+    refused = client.post(f"/api/games/{game_id}/moves", json=body)
+    assert refused.status_code == 422 and len(refused.json()["error"]) < 200
+
+
+def test_undo_words_when_the_friend_moved_last(client: TestClient) -> None:
+    """White asking to undo after black's first move was told "your friend has
+    moved since": white has not moved at all."""
+    game_id, seats, _ = new_game(client)
+    move(client, game_id, seats["black"], "f5")
+    refused = client.post(f"/api/games/{game_id}/undo", json={"seat": seats["white"]})
+    assert refused.status_code == 409
+    error = refused.json()["error"]
+    assert "moved since" not in error and error.startswith("nothing of yours to undo")
+    # once white has moved and black answered, the refusal says that
+    move(client, game_id, seats["white"], "d6")
+    move(client, game_id, seats["black"], "c3")
+    refused = client.post(f"/api/games/{game_id}/undo", json={"seat": seats["white"]})
+    assert "moved since your last move" in refused.json()["error"]
+
+
 def test_unknown_game(client: TestClient) -> None:
     for response in (
         client.get("/api/games/nope"),

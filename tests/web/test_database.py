@@ -14,6 +14,8 @@ from outflank.web.app import create_app
 from outflank.web.storage import DatabaseError, Storage
 from web.conftest import move, new_game
 
+LEVEL1 = {"kind": "ai", "ai": "level", "level": 1}
+
 
 @pytest.mark.parametrize("url", [":memory:", "sqlite://", "", "sqlite:///:memory:"])
 def test_an_in_memory_database_is_refused(url: str) -> None:
@@ -97,3 +99,23 @@ def test_a_url_encoded_path_is_watched_as_sqlite_reads_it(tmp_path: Path) -> Non
             storage.check_file()
     finally:
         storage.close()
+
+
+def test_an_older_outflank_database_gets_the_new_columns(tmp_path: Path) -> None:
+    """A database from before the AI-game cap (no client, ai_seats) is
+    brought up to date, its games intact and their AI seats counted."""
+    path = tmp_path / "old.db"
+    with TestClient(create_app(str(path), ai_delay=60.0)) as client:
+        two_ais, _, _ = new_game(client, black={"kind": "ai", "ai": "greedy"}, white=LEVEL1)
+        friends, seats, _ = new_game(client)
+        move(client, friends, seats["black"], "f5")
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP INDEX ix_games_client")
+        connection.execute("ALTER TABLE games DROP COLUMN client")
+        connection.execute("ALTER TABLE games DROP COLUMN ai_seats")
+    with TestClient(create_app(str(path), ai_delay=60.0)) as client:
+        assert client.get(f"/api/games/{friends}").json()["transcript"] == "f5"
+    with sqlite3.connect(path) as connection:
+        rows = dict(connection.execute("SELECT id, ai_seats FROM games").fetchall())
+        indexes = {row[1] for row in connection.execute("PRAGMA index_list(games)")}
+    assert rows == {two_ais: 2, friends: 0} and "ix_games_client" in indexes

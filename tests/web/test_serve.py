@@ -110,3 +110,34 @@ def test_serve_refuses_bad_options_before_starting(
     )  # fmt: skip
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "x.db").exists()
+
+
+def test_a_real_server_closes_a_socket_sent_a_frame_over_64_kib(tmp_path: Path) -> None:
+    """uvicorn took WebSocket frames up to 16 MiB (RSS grew by hundreds of
+    MiB under a few sockets); now it refuses one over 64 KiB unread (1009)."""
+    import asyncio
+
+    import websockets
+
+    port = _free_port()
+    proc = _serve(tmp_path / "games.db", port)
+    try:
+        created = _call(
+            port, "/api/games", {"black": {"kind": "human"}, "white": {"kind": "human"}}
+        )
+        url = f"ws://127.0.0.1:{port}/ws/games/{created['game']['id']}"
+
+        async def send_big() -> int | None:
+            async with websockets.connect(url, max_size=None) as ws:
+                json.loads(await ws.recv())
+                await ws.send(json.dumps({"type": "ping", "pad": "x" * 1_000_000}))
+                try:
+                    await asyncio.wait_for(ws.recv(), 10)
+                except websockets.ConnectionClosed as closed:
+                    return closed.rcvd.code if closed.rcvd else None
+                return None
+
+        assert asyncio.run(send_big()) == 1009
+        assert _call(port, "/api/info")["version"]  # the server goes on
+    finally:
+        stop_server(proc)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 
 from web.conftest import move, new_game
 
@@ -43,11 +47,11 @@ def test_socket_errors_keep_the_connection(client: TestClient) -> None:
         assert white.receive_json()["status"] == 400
         white.send_json({"type": "move"})
         assert "needs 'move'" in white.receive_json()["error"]
-        for move in (5, "x" * 100_000):  # REST answers 422 to these bodies too
+        for move in (5, "x" * 60_000):  # REST answers 422 to these bodies too
             white.send_json({"type": "move", "move": move})
             error = white.receive_json()
             assert error["status"] == 422 and len(error["error"]) < 100
-        white.send_text("[" * 100_000 + "]" * 100_000)  # deeper than the JSON parser goes
+        white.send_text("[" * 30_000 + "]" * 30_000)  # deeper than the JSON parser goes
         assert white.receive_json()["error"] == "malformed JSON message"
         white.send_bytes(b"\xff\xfe")
         assert white.receive_json()["error"] == "malformed JSON message"
@@ -59,6 +63,34 @@ def test_socket_errors_keep_the_connection(client: TestClient) -> None:
         spectator.receive_json()
         spectator.send_json({"type": "move", "move": "d3"})
         assert spectator.receive_json()["status"] == 403
+    assert client.get(f"/api/games/{game_id}").json()["moves"] == []
+
+
+def test_errors_quote_only_a_short_prefix_of_the_input(client: TestClient) -> None:
+    """An unknown message type used to be echoed back whole."""
+    game_id, seats, _ = new_game(client)
+    with client.websocket_connect(f"/ws/games/{game_id}?seat={seats['black']}") as ws:
+        ws.receive_json()
+        for kind in ("y" * 50_000, ["z"] * 10_000, {"a": "b" * 20_000}):
+            ws.send_json({"type": kind})
+            error = ws.receive_json()
+            assert error["status"] == 400 and len(error["error"]) < 120
+            assert "unknown message type" in error["error"]
+
+
+def test_a_message_over_64_kib_closes_the_socket(client: TestClient) -> None:
+    """REST refuses a body over 64 KiB; the WebSocket used to take 16 MiB."""
+    game_id, seats, _ = new_game(client)
+    for frame in ("text", "bytes"):
+        with client.websocket_connect(f"/ws/games/{game_id}?seat={seats['black']}") as ws:
+            ws.receive_json()
+            big = json.dumps({"type": "move", "move": "d3", "pad": "x" * 70_000})
+            ws.send_text(big) if frame == "text" else ws.send_bytes(big.encode())
+            error = ws.receive_json()
+            assert error["status"] == 413 and "65536 bytes" in error["error"]
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+            assert closed.value.code == 1009
     assert client.get(f"/api/games/{game_id}").json()["moves"] == []
 
 

@@ -9,9 +9,13 @@ in time: the engine's own limits, plus a hard cap enforced with
 
 from __future__ import annotations
 
+import contextlib
+import heapq
 import importlib
+import itertools
 import random
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +25,7 @@ from outflank.board import Board, Move, Rules
 from outflank.book.store import Book
 from outflank.errors import OutflankError
 from outflank.levels import DEFAULT_LEVEL
+from outflank.web.analysis import Cancel
 
 __all__ = [
     "AIMove",
@@ -69,6 +74,57 @@ def describe(player: dict[str, Any]) -> str:
     if player.get("ai") == "regions":
         text = f"Regions · look-ahead {player.get('lookahead')}"
     return text
+
+
+class Deadlines:
+    """One thread that calls functions at their deadlines (stops searches at
+    the time cap): no thread is started per search."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int, Callable[[], Any]]] = []
+        self._seq = itertools.count()
+        self._cancelled: set[int] = set()
+        self._thread: threading.Thread | None = None
+
+    def call_at(self, delay: float, fn: Callable[[], Any]) -> int:
+        """Call ``fn`` in ``delay`` seconds; returns a handle for :meth:`cancel`."""
+        with self._cond:
+            handle = next(self._seq)
+            heapq.heappush(self._heap, (time.monotonic() + delay, handle, fn))
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="outflank-deadlines", daemon=True
+                )
+                self._thread.start()
+            self._cond.notify()
+            return handle
+
+    def cancel(self, handle: int) -> None:
+        """Do not call the function of ``handle`` (if not called yet)."""
+        with self._cond:
+            self._cancelled.add(handle)
+            if len(self._cancelled) > 4 * len(self._heap) + 64:  # forget the called ones
+                self._cancelled &= {h for _, h, _ in self._heap}
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while True:
+                    if self._heap and self._heap[0][1] in self._cancelled:
+                        _, handle, _ = heapq.heappop(self._heap)
+                        self._cancelled.discard(handle)
+                        continue
+                    wait = self._heap[0][0] - time.monotonic() if self._heap else None
+                    if wait is not None and wait <= 0:
+                        _, handle, fn = heapq.heappop(self._heap)
+                        break
+                    self._cond.wait(wait)
+            with contextlib.suppress(Exception):  # a failing stop must not end the thread
+                fn()
+
+
+DEADLINES = Deadlines()
 
 
 @dataclass(frozen=True)
@@ -150,14 +206,20 @@ class Thinker:
         )
 
     # ------------------------------------------------------------ searches
-    def _bounded(self, engine: Any, call: Callable[[], Any]) -> Any:
-        timer = threading.Timer(self.time_cap, engine.stop)
-        timer.daemon = True
-        timer.start()
+    def _bounded(self, engine: Any, call: Callable[[], Any], cancel: Cancel | None = None) -> Any:
+        """Run ``call`` (a search of ``engine``), stopped after ``time_cap``
+        seconds or as soon as ``cancel`` is cancelled."""
+        timer = DEADLINES.call_at(self.time_cap, engine.stop)
+        detach = cancel.attach(engine.stop) if cancel is not None else None
         try:
-            return call()
+            result = call()
         finally:
-            timer.cancel()
+            DEADLINES.cancel(timer)
+            if detach is not None:
+                detach()
+        if cancel is not None:
+            cancel.check()  # a search cut short by the cancellation is no answer
+        return result
 
     def choose(
         self,
@@ -202,8 +264,11 @@ class Thinker:
             return AIMove(move, None, None, float(result.elapsed))
         return AIMove(result.best_move, _num(result.score), result.depth, float(result.elapsed))
 
-    def analyze(self, board: Board, depth: int | None, time: float) -> list[dict[str, Any]]:
-        """Every legal move's score, best first (side-to-move view)."""
+    def analyze(
+        self, board: Board, depth: int | None, time: float, cancel: Cancel | None = None
+    ) -> list[dict[str, Any]]:
+        """Every legal move's score, best first (side-to-move view); ``cancel``
+        stops the search (and raises :class:`Cancelled`)."""
         if board.rules is Rules.OTHELLO:  # in the opening book: its moves, at once
             entry = Book.default().probe(board)
             if entry is not None and entry.moves:
@@ -215,7 +280,7 @@ class Thinker:
         limits: dict[str, Any] = {"time": min(time, self.time_cap)}  # engine-side bound
         if depth is not None:
             limits["depth"] = depth
-        scores = self._bounded(engine, lambda: engine.analyze(board, **limits))
+        scores = self._bounded(engine, lambda: engine.analyze(board, **limits), cancel)
         return [
             {
                 "move": str(item.move),
@@ -226,13 +291,13 @@ class Thinker:
             for item in scores
         ]
 
-    def evaluate(self, board: Board, depth: int) -> float:
+    def evaluate(self, board: Board, depth: int, cancel: Cancel | None = None) -> float:
         """A quick score of a position from black's view (discs)."""
         outcome = board.outcome()
         if outcome is not None:  # the final margin, as the engine and the GGF record count it
             return float(outcome.margin)
         engine = self._analysis_engine()
-        result = self._bounded(engine, lambda: engine.search(board, depth=depth))
+        result = self._bounded(engine, lambda: engine.search(board, depth=depth), cancel)
         score = _num(result.score) or 0.0
         return score if board.turn.name == "BLACK" else -score
 

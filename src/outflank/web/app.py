@@ -27,7 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from outflank import __version__
 from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from outflank.web.ai import OPPONENTS, engine_available
-from outflank.web.hub import Hub
+from outflank.web.hub import Event, Hub
 from outflank.web.schemas import MoveRequest, NewGame, PlayerUpdate, SeatRequest
 from outflank.web.service import GameError, GameService
 from outflank.web.storage import DatabaseError, Storage
@@ -38,11 +38,23 @@ STATIC = Path(__file__).resolve().parent / "static"
 log = logging.getLogger("outflank.web")
 
 
-MAX_BODY = 64 * 1024  # bytes: the largest request the API needs is a few hundred
+MAX_BODY = 64 * 1024  # bytes: the largest request (or WebSocket message) the API takes
+QUOTE = 32  # characters of a client's input an error message may quote
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _json(text: str, status: int = 200) -> Response:
+    """A JSON answer already encoded (the service encodes a state once per version)."""
+    return Response(text, status_code=status, media_type="application/json")
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+def _quote(value: Any) -> str:
+    """A client's input for an error message: its repr, cut to a short prefix."""
+    text = repr(value)
+    return text if len(text) <= QUOTE else text[: QUOTE - 1] + "…"
 
 
 def _database_message(exc: Exception) -> str:
@@ -96,6 +108,9 @@ class _BodyLimit:
             await too_big(scope, receive, send)
 
 
+_UNPARSED = "There was an error parsing the body"  # FastAPI's words for a parser failure
+
+
 def _describe_validation(exc: RequestValidationError) -> str:
     parts = []
     for err in exc.errors():
@@ -104,7 +119,9 @@ def _describe_validation(exc: RequestValidationError) -> str:
             "dict_type",
         ):
             return "the request body must be a JSON object"
-        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        where = ".".join(
+            str(p)[:QUOTE] for p in err.get("loc", ()) if p != "body"
+        )  # a field name is the client's input: keep it short
         if err.get("type") == "json_invalid":
             return "malformed JSON in the request body"
         parts.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
@@ -127,12 +144,20 @@ def create_app(
     ai_workers: int = 2,
     ai_delay: float = 0.4,
     time_cap: float = 10.0,
+    analysts: int = 2,
+    analysis_limit: int = 8,
+    analysis_timeout: float = 30.0,
+    ai_games_per_client: int = 3,
     threads: int | None = None,
 ) -> FastAPI:
     """Build the web app on a database (SQLite path or SQLAlchemy URL).
 
-    ``ai_workers`` threads search AI moves; ``ai_delay`` spaces the moves of
-    two AIs playing each other; ``time_cap`` bounds any single search;
+    ``ai_workers`` threads search AI moves, one move at a time and people's
+    games first; ``ai_delay`` spaces the moves of two AIs playing each other,
+    and a client may have ``ai_games_per_client`` such games playing at once;
+    ``time_cap`` bounds any single search. ``analysts`` threads answer hints,
+    evaluations and Learn mode, at most ``analysis_limit`` at once (then 503)
+    and each within ``analysis_timeout`` seconds (else cancelled, 503).
     ``threads`` is how many threads each search uses (default: the cores
     shared out between the ``ai_workers`` searches that may run at once).
     """
@@ -140,11 +165,21 @@ def create_app(
     storage = Storage(db_url)
     hub = Hub()
     service = GameService(
-        storage, hub, workers=ai_workers, ai_delay=ai_delay, time_cap=time_cap, threads=threads
+        storage,
+        hub,
+        workers=ai_workers,
+        analysts=analysts,
+        ai_delay=ai_delay,
+        time_cap=time_cap,
+        analysis_limit=analysis_limit,
+        analysis_timeout=analysis_timeout,
+        ai_games_per_client=ai_games_per_client,
+        threads=threads,
     )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await run_in_threadpool(service.start)
         resumed = service.resume()
         if resumed:
             log.info("resumed %d unfinished games", resumed)
@@ -160,7 +195,8 @@ def create_app(
     # ---------------------------------------------------------------- errors
     @app.exception_handler(GameError)
     async def _game_error(_request: Request, exc: GameError) -> JSONResponse:
-        return _error(exc.status, exc.message)
+        headers = None if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
+        return _error(exc.status, exc.message, headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -168,6 +204,9 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400 and exc.detail == _UNPARSED:
+            # what FastAPI says when the JSON parser itself fails (nested too deep)
+            return _error(422, "malformed JSON in the request body")
         return _error(exc.status_code, str(exc.detail))
 
     @app.exception_handler(DatabaseError)
@@ -203,9 +242,10 @@ def create_app(
         }
 
     @app.post("/api/games", status_code=201)
-    def create_game(spec: NewGame) -> dict[str, Any]:
+    def create_game(spec: NewGame, request: Request) -> Response:
         """Start a game. The answer holds the seats' secrets: keep them, share one."""
-        return service.create(spec)
+        client = request.client.host if request.client else None
+        return _json(service.create(spec, client), 201)
 
     @app.get("/api/games")
     def list_games(
@@ -220,7 +260,7 @@ def create_app(
         seat: str | None = None,
         since: int | None = Query(None, ge=0),
         wait: float = Query(0, ge=0, le=60),
-    ) -> dict[str, Any]:
+    ) -> Response:
         """A game's state; with ``since`` and ``wait``, waits for a newer version (REST
         fallback of the WebSocket: long polling)."""
         if since is not None and wait > 0:
@@ -237,31 +277,31 @@ def create_app(
                         event = await asyncio.wait_for(sub.queue.get(), left)
                     except TimeoutError:
                         break
-                    if event.get("type") == "state":
-                        version = event["state"]["version"]
+                    if event.kind == "state" and event.version is not None:
+                        version = event.version
             finally:
                 hub.unsubscribe(sub)
-        return await run_in_threadpool(service.get, game_id, seat)
+        return _json(await run_in_threadpool(service.get, game_id, seat))
 
     @app.post("/api/games/{game_id}/moves")
-    def play(game_id: str, body: MoveRequest) -> dict[str, Any]:
+    def play(game_id: str, body: MoveRequest) -> Response:
         """Play a move for the seat whose secret is given."""
-        return service.play(game_id, body.seat, body.move)
+        return _json(service.play(game_id, body.seat, body.move))
 
     @app.post("/api/games/{game_id}/undo")
-    def undo(game_id: str, body: SeatRequest) -> dict[str, Any]:
+    def undo(game_id: str, body: SeatRequest) -> Response:
         """Take back moves until the seat holder is to move again."""
-        return service.undo(game_id, body.seat)
+        return _json(service.undo(game_id, body.seat))
 
     @app.post("/api/games/{game_id}/redo")
-    def redo(game_id: str, body: SeatRequest) -> dict[str, Any]:
+    def redo(game_id: str, body: SeatRequest) -> Response:
         """Replay taken-back moves up to the seat holder's next turn."""
-        return service.redo(game_id, body.seat)
+        return _json(service.redo(game_id, body.seat))
 
     @app.patch("/api/games/{game_id}/players/{color}")
-    def update_player(game_id: str, color: str, body: PlayerUpdate) -> dict[str, Any]:
+    def update_player(game_id: str, color: str, body: PlayerUpdate) -> Response:
         """New settings for an AI seat (level, region biases, look-ahead) mid-game."""
-        return service.update_player(game_id, body.seat, color, body.player)
+        return _json(service.update_player(game_id, body.seat, color, body.player))
 
     @app.get("/api/games/{game_id}/hints")
     def hints(
@@ -283,12 +323,12 @@ def create_app(
         depth: int = Query(2, ge=1, le=4),
         ply: int | None = Query(None, ge=0),
         order: str = Query("update-first", max_length=40),
-    ) -> dict[str, Any]:
+    ) -> Response:
         """The teaching alpha-beta trace of the position: tree, log, cut-offs.
 
         ``order``: the log order, ``update-first`` (seed 002) or ``test-first`` (AIMA 5.7).
         """
-        return service.learn(game_id, depth, ply, order)
+        return JSONResponse(service.learn(game_id, depth, ply, order))  # big: no re-encoding
 
     @app.get("/api/games/{game_id}/transcript", response_class=PlainTextResponse)
     def transcript(game_id: str) -> Response:
@@ -315,14 +355,15 @@ def create_app(
         sub = hub.subscribe(game_id)
         try:
             try:
-                state = await run_in_threadpool(service.get, game_id, seat)
+                state, you = await run_in_threadpool(service.get_holder, game_id, seat)
             except GameError as exc:
                 await websocket.send_json(
                     {"type": "error", "status": exc.status, "error": exc.message}
                 )
                 await websocket.close(code=4000 + exc.status)
                 return
-            await websocket.send_json({"type": "state", "you": state["you"], "state": state})
+            opening = '{"type":"state","you":' + json.dumps(you) + ',"state":' + state + "}"
+            await websocket.send_text(opening)
             sender = asyncio.create_task(_forward(websocket, sub.queue))
             try:
                 await _receive(websocket, service, game_id, seat)
@@ -338,10 +379,10 @@ def create_app(
     return app
 
 
-async def _forward(websocket: WebSocket, queue: asyncio.Queue[dict[str, Any]]) -> None:
+async def _forward(websocket: WebSocket, queue: asyncio.Queue[Event]) -> None:
     while True:
         event = await queue.get()
-        await websocket.send_json(event)
+        await websocket.send_text(event.text)
 
 
 async def _receive(
@@ -352,9 +393,17 @@ async def _receive(
         if frame["type"] == "websocket.disconnect":
             raise WebSocketDisconnect(frame.get("code", 1000))
         text = frame.get("text")
+        data = frame.get("bytes") or b""
+        size = len(data) if text is None else len(text.encode("utf-8", "replace"))
+        if size > MAX_BODY:  # as REST's 413; uvicorn refuses such a frame before it is read
+            await websocket.send_json(
+                {"type": "error", "status": 413, "error": f"a message is over {MAX_BODY} bytes"}
+            )
+            await websocket.close(code=1009)  # "message too big"
+            return
         if text is None:  # a binary frame: accept UTF-8 JSON, refuse anything else
             try:
-                text = (frame.get("bytes") or b"").decode("utf-8")
+                text = data.decode("utf-8")
             except UnicodeDecodeError:
                 text = ""
         try:
@@ -384,7 +433,9 @@ async def _receive(
             elif kind in ("undo", "redo"):
                 await run_in_threadpool(getattr(service, kind), game_id, seat)
             else:
-                raise GameError(400, f"unknown message type {kind!r}: expected move, undo, redo")
+                raise GameError(
+                    400, f"unknown message type {_quote(kind)}: expected move, undo, redo, ping"
+                )
         except GameError as exc:
             await websocket.send_json({"type": "error", "status": exc.status, "error": exc.message})
         except (DatabaseError, OperationalError) as exc:  # as REST answers: 503, and go on

@@ -2,18 +2,34 @@
 
 A WebSocket (or a long-polling request) subscribes to one game and receives
 its events on an :class:`asyncio.Queue`; the service publishes from request
-threads and AI worker threads alike.
+threads and AI worker threads alike. An event is encoded to JSON once, when
+it is published, however many listeners it goes to.
+
+A hub may have a *relay* (``hub.relay = fn``): every event published here is
+also handed to it, to reach the other server processes (PostgreSQL
+LISTEN/NOTIFY); their events come back through :meth:`Hub.deliver`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Hub", "Subscription"]
+__all__ = ["Event", "Hub", "Subscription"]
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event of a game: its type, the state's version (for ``state``) and its JSON."""
+
+    kind: str
+    text: str
+    version: int | None = None
 
 
 @dataclass(eq=False)
@@ -22,15 +38,15 @@ class Subscription:
 
     game_id: str
     loop: asyncio.AbstractEventLoop
-    queue: asyncio.Queue[dict[str, Any]] = field(default_factory=lambda: asyncio.Queue(maxsize=256))
+    queue: asyncio.Queue[Event] = field(default_factory=lambda: asyncio.Queue(maxsize=256))
 
 
-def _offer(queue: asyncio.Queue[dict[str, Any]], message: dict[str, Any]) -> None:
+def _offer(queue: asyncio.Queue[Event], event: Event) -> None:
     # A listener too slow to keep up loses engine info lines, never states:
     # make room by dropping the oldest event.
     while True:
         try:
-            queue.put_nowait(message)
+            queue.put_nowait(event)
             return
         except asyncio.QueueFull:
             with contextlib.suppress(asyncio.QueueEmpty):
@@ -43,6 +59,7 @@ class Hub:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._subs: dict[str, set[Subscription]] = {}
+        self.relay: Callable[[str, Event], None] | None = None
 
     def subscribe(self, game_id: str) -> Subscription:
         """Listen to a game; call from a coroutine (it binds the running loop)."""
@@ -61,12 +78,27 @@ class Hub:
                     del self._subs[sub.game_id]
 
     def publish(self, game_id: str, message: dict[str, Any]) -> None:
-        """Send an event to every subscriber of a game (thread-safe)."""
+        """Send an event (a JSON-ready dict with a ``type``) to a game's listeners."""
+        self.publish_event(game_id, Event(str(message["type"]), json.dumps(message)))
+
+    def publish_state(self, game_id: str, version: int, state_json: str) -> None:
+        """Send a ``state`` event whose state is already JSON."""
+        text = '{"type":"state","state":' + state_json + "}"
+        self.publish_event(game_id, Event("state", text, version))
+
+    def publish_event(self, game_id: str, event: Event) -> None:
+        """Send an event to every local subscriber, and to the relay (thread-safe)."""
+        self.deliver(game_id, event)
+        if self.relay is not None:
+            self.relay(game_id, event)
+
+    def deliver(self, game_id: str, event: Event) -> None:
+        """Send an event to this process's subscribers only."""
         with self._lock:
             subs = list(self._subs.get(game_id, ()))
         for sub in subs:
             with contextlib.suppress(RuntimeError):  # loop already closed
-                sub.loop.call_soon_threadsafe(_offer, sub.queue, message)
+                sub.loop.call_soon_threadsafe(_offer, sub.queue, event)
 
     def listeners(self, game_id: str) -> int:
         """How many subscribers a game has (spectator count)."""

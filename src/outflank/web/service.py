@@ -1,129 +1,93 @@
 """Game logic of the web app over :class:`outflank.board.Board` and the storage.
 
 Every change to a game (a move, an undo, a redo, new AI settings) is
-validated against a board rebuilt from the stored moves, committed, then
-published to the game's listeners. AI seats move in worker threads; a move
-computed for a position that has changed meanwhile (an undo) is thrown away.
+validated against the game in memory (:class:`LiveGame`, cached by
+:class:`GameStore`), made on a copy, written through to the database (a
+few small rows), and only then published to the game's listeners. AI
+seats move on the scheduler's threads, one move at a time; a move
+computed for a position that has changed meanwhile (an undo) is thrown
+away. On PostgreSQL several processes serve the same games: events cross
+them (:mod:`outflank.web.relay`), each AI move is claimed by one process
+for a lease, and moves whose claimer died are swept up by the others.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import hmac
 import importlib
+import json
 import logging
+import os
+import secrets as token
+import socket
 import threading
-import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, select
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, selectinload
-from sqlalchemy.orm.exc import StaleDataError
-
-from outflank.board import PASS, Board, Move, Rules, parse_position
-from outflank.book.names import opening_name
-from outflank.errors import OutflankError
+from outflank.board import Board, Move, Rules, parse_position
+from outflank.errors import OutflankError, SearchLimitError
 from outflank.web.ai import EngineUnavailableError, Thinker, describe, engine_available
-from outflank.web.hub import Hub
+from outflank.web.analysis import AnalysisQueue, Busy, Cancel, Cancelled, TimedOut
+from outflank.web.hub import Event, Hub
+from outflank.web.live import COLORS, LiveGame, Seat, color_name
+from outflank.web.relay import PgRelay, RemoteEvent
+from outflank.web.scheduler import AIScheduler, Next
 from outflank.web.schemas import NewGame, PlayerSpec
-from outflank.web.storage import (
-    DatabaseError,
-    GameRow,
-    MoveRow,
-    SeatRow,
-    Storage,
-    new_game_id,
-    new_secret,
-)
+from outflank.web.storage import DatabaseError, Storage, new_game_id, new_secret
+from outflank.web.store import Conflict, GameStore
 
 __all__ = ["GameError", "GameService"]
 
 log = logging.getLogger("outflank.web")
 
-COLORS = ("black", "white")
-_EAGER = (selectinload(GameRow.moves), selectinload(GameRow.seats))  # 3 queries per load
 EVAL_DEPTH = 4
 _LOCK_STRIPES = 64
 _EVAL_CACHE = 20000
+#: Learn mode's alpha-beta trace: at most this many nodes searched, and this
+#: many in the tree sent (pruned branches included): about 2 MB of JSON.
+LEARN_MAX_NODES = 6000
+LEARN_MAX_TREE = 10000
+#: Several processes (PostgreSQL): a claimed AI move is the claimer's for
+#: its search's time cap plus this many seconds; then another may make it.
+LEASE_MARGIN = 5.0
+#: How often each process looks for AI moves nobody is making (seconds).
+SWEEP_EVERY = 1.0
 
 
 class GameError(Exception):
-    """A request the game cannot accept; ``status`` is the HTTP status to answer."""
+    """A request the game cannot accept; ``status`` is the HTTP status to answer
+    (with ``retry_after`` seconds for a 503 of a busy server)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.retry_after = retry_after
 
 
-@dataclass
-class Replay:
-    """A game's moves replayed: the board at the cursor and per-ply details."""
+@dataclass(frozen=True)
+class _Written:
+    """What a change wrote: the plies dropped from, the plies added, the seat changed."""
 
-    board: Board
-    moves: list[dict[str, Any]]  # every stored move, cursor or not
-    turns: list[str | None]  # side to move before each ply, and after the last
-
-
-def _color_name(board: Board) -> str:
-    return "black" if board.turn.name == "BLACK" else "white"
-
-
-def _cells(board: Board) -> str:
-    return "".join(
-        "-" if (piece := board.piece_at(sq)) is None else piece.letter for sq in range(64)
-    )
-
-
-def _start_board(game: GameRow) -> Board:
-    return Board.from_obf(game.start_obf, game.rules)
-
-
-def replay(game: GameRow) -> Replay:
-    """Rebuild the board from the start position and the stored moves."""
-    board = _start_board(game)
-    moves: list[dict[str, Any]] = []
-    turns: list[str | None] = []
-    at_cursor: Board | None = board.copy() if game.cursor == 0 else None
-    for row in game.moves:
-        turns.append(_color_name(board))
-        move = Move.from_str(row.move)
-        flips = board.flips(move)
-        board.push(move)
-        moves.append(
-            {
-                "ply": row.ply,
-                "move": row.move,
-                "color": row.color,
-                "by": row.by,
-                "flips": flips,
-                "score": row.ai_score,
-                "depth": row.ai_depth,
-                "seconds": row.ai_seconds,
-            }
-        )
-        if row.ply + 1 == game.cursor:
-            at_cursor = board.copy()
-    turns.append(None if board.is_game_over() else _color_name(board))
-    if at_cursor is None:  # cannot happen with a consistent row; be safe
-        at_cursor = board
-    return Replay(at_cursor, moves, turns)
+    dropped_from: int | None = None
+    new_plies: int = 0
+    seat: str | None = None
 
 
 class GameService:
     """Creates, loads and changes games; runs the AI seats.
 
-    ``workers`` threads search AI moves; ``analysts`` threads answer hints,
-    evaluations and Learn-mode traces. ``ai_delay`` (seconds) spaces the
-    moves of two AIs playing each other so that a person can watch.
+    ``workers`` threads search AI moves, one move at a time, people's games
+    first (:class:`AIScheduler`); ``analysts`` threads answer hints,
+    evaluations and Learn-mode traces, with at most ``analysis_limit``
+    requests waiting or running and each answered within
+    ``analysis_timeout`` seconds or cancelled (:class:`AnalysisQueue`).
+    ``ai_delay`` (seconds) spaces the moves of two AIs playing each other so
+    that a person can watch; one client may have ``ai_games_per_client``
+    such games playing at once. ``cache`` games are kept in memory.
     ``threads``: threads of each search (``None``: every core).
     """
 
@@ -136,23 +100,46 @@ class GameService:
         analysts: int = 2,
         ai_delay: float = 0.4,
         time_cap: float = 10.0,
+        analysis_limit: int = 8,
+        analysis_timeout: float = 30.0,
+        ai_games_per_client: int = 3,
+        cache: int = 4096,
         threads: int | None = None,
     ) -> None:
         self.storage = storage
         self.hub = hub or Hub()
+        self.store = GameStore(storage, size=cache, verify=not storage.url.startswith("sqlite"))
         self.thinker = Thinker(time_cap=time_cap, threads=threads)
         self.ai_delay = ai_delay
-        self._ai_pool = ThreadPoolExecutor(workers, thread_name_prefix="outflank-ai")
-        self._analysis_pool = ThreadPoolExecutor(analysts, thread_name_prefix="outflank-analysis")
+        self.ai_games_per_client = ai_games_per_client
+        self.analysis = AnalysisQueue(analysts, max(analysis_limit, analysts), analysis_timeout)
         # striped per-game locks: bounded memory however many games there are
         self._locks = [threading.Lock() for _ in range(_LOCK_STRIPES)]
-        self._ai_guard = threading.Lock()
-        self._ai_running: set[str] = set()
-        self._ai_again: set[str] = set()
         self._thinking: dict[str, tuple[str, Any]] = {}
         self._evals: OrderedDict[tuple[int, int, int, str], float] = OrderedDict()
         self._evals_lock = threading.Lock()
         self._closed = False
+        self.scheduler = AIScheduler(workers, self._ai_step)
+        # several processes on one database (PostgreSQL): events relayed
+        # between them, AI moves claimed by one, owed moves swept up
+        self.shared = storage.shared
+        self.origin = f"{socket.gethostname()}:{os.getpid()}:{token.token_hex(4)}"
+        self.relay: PgRelay | None = None
+        self._remote_thinking: dict[str, str] = {}
+        self._sweeper: threading.Thread | None = None
+        self._sweep_stop = threading.Event()
+        self.claim_grace = max(2.0, 2 * ai_delay + 1.0)
+
+    def start(self) -> None:
+        """Begin serving: on a shared database (PostgreSQL), relay events to
+        and from the other processes, and look every second for AI moves
+        nobody is making (a process died mid-search). Then :meth:`resume`."""
+        if self.shared and self.relay is None:
+            self.relay = PgRelay(self.storage.url, self.origin, self._on_remote)
+            self.hub.relay = self._relay_out
+            self.relay.start()
+            self._sweeper = threading.Thread(target=self._sweep, name="outflank-sweep", daemon=True)
+            self._sweeper.start()
 
     # ------------------------------------------------------------ plumbing
     @contextlib.contextmanager
@@ -160,128 +147,126 @@ class GameService:
         with self._locks[zlib.crc32(game_id.encode()) % _LOCK_STRIPES]:
             yield
 
-    def _load(self, session: Session, game_id: str) -> GameRow:
-        game = session.get(GameRow, game_id, options=_EAGER) if len(game_id) <= 32 else None
+    def _game(self, game_id: str) -> LiveGame:
+        game = self.store.get(game_id) if len(game_id) <= 32 else None
         if game is None:
             raise GameError(404, f"unknown game {game_id[:40]!r}")
         return game
 
     @staticmethod
-    def _holder(game: GameRow, secret: str | None) -> str | None:
-        """The colour whose seat the secret opens, or ``None``."""
-        if not secret:
-            return None
-        for seat in game.seats:
-            if hmac.compare_digest(seat.secret.encode(), secret.encode()):
-                return seat.color
-        return None
-
-    def _require_seat(self, game: GameRow, secret: str) -> str:
-        color = self._holder(game, secret)
+    def _require_seat(game: LiveGame, secret: str) -> str:
+        color = game.holder(secret)
         if color is None:
             raise GameError(
                 403, "this link holds no seat in the game: spectators may watch but not play"
             )
         return color
 
+    def thinking(self, game_id: str) -> str | None:
+        """The colour of the AI searching in the game now (here or in another
+        process), if any."""
+        entry = self._thinking.get(game_id)
+        return entry[0] if entry is not None else self._remote_thinking.get(game_id)
+
+    # ------------------------------------------------------------ processes
+    def _relay_out(self, game_id: str, event: Event) -> None:
+        if self.relay is not None:
+            self.relay.send(game_id, event.kind, event.version, event.text)
+
+    def _on_remote(self, event: RemoteEvent) -> None:
+        """An event of another process (on the relay's thread): a changed
+        game is read again for this process's listeners, and a search here
+        that the change made stale is stopped."""
+        game_id, kind, version, text = event
+        if kind == "state":
+            self._remote_thinking.pop(game_id, None)
+            cached = self.store.cached(game_id)
+            stale = cached is None or version is None or cached.version < version
+            if stale and game_id in self._thinking:
+                self._stop_thinking(game_id)
+            if cached is not None and version is not None and version < cached.version:
+                return  # old news: the newer version's own event comes (or came) too
+            if not self.hub.listeners(game_id):
+                if stale:
+                    self.store.forget(game_id)  # read again when next asked for
+                return
+            game = cached
+            if stale:  # read from the database (only the new plies if one change ahead)
+                game = self.store.load(game_id, since=cached)
+                if game is not None:
+                    self.store.keep(game)
+            if game is not None:
+                state = '{"type":"state","state":' + self.state_json(game) + "}"
+                self.hub.deliver(game_id, Event("state", state, game.version))
+            return
+        if text is None:
+            return
+        if kind == "thinking":
+            with contextlib.suppress(ValueError, AttributeError):
+                self._remote_thinking[game_id] = str(json.loads(text).get("color"))
+        self.hub.deliver(game_id, Event(kind, text))
+
+    def _sweep(self) -> None:
+        """Queue the AI moves nobody is making (see :meth:`GameStore.owed`)."""
+        while not self._sweep_stop.wait(SWEEP_EVERY):
+            try:
+                for game_id, ai_seats in self.store.owed(self.claim_grace):
+                    self._schedule_ai(game_id, background=ai_seats == 2)
+            except Exception as exc:  # the database is down: try again later
+                log.warning("cannot look for owed AI moves: %s", exc)
+
     # ------------------------------------------------------------ state
-    def state(self, game: GameRow, rep: Replay | None = None) -> dict[str, Any]:
+    def state(self, game: LiveGame) -> dict[str, Any]:
         """The public state of a game (no secrets) as sent to every listener."""
-        rep = rep or replay(game)
-        board = rep.board
-        black, white = board.score()
-        over = board.is_game_over()
-        players = {}
-        for seat in game.seats:
-            players[seat.color] = {
-                **seat.player,
-                "name": describe(seat.player),
-            }
-        thinking = self._thinking.get(game.id)
-        if thinking is not None and (over or thinking[0] != _color_name(board)):
-            thinking = None  # a search an undo has made stale: it is being stopped
-        active = rep.moves[: game.cursor]
-        outcome = board.outcome()
-        return {
-            "id": game.id,
-            "version": game.version,
-            "rules": game.rules,
-            "start": game.start_obf,
-            "board": _cells(board),
-            "turn": None if over else _color_name(board),
-            "legal": [str(m) for m in board.legal_moves if not m.is_pass],
-            "counts": {"black": black, "white": white},
-            "last": active[-1]["move"] if active else None,
-            "moves": rep.moves,
-            "cursor": game.cursor,
-            "redo": len(rep.moves) - game.cursor,
-            "players": players,
-            "status": "over" if over else "playing",
-            "result": None
-            if outcome is None
-            else {
-                "black": outcome.black,
-                "white": outcome.white,
-                "winner": None
-                if outcome.winner is None
-                else ("black" if outcome.winner.name == "BLACK" else "white"),
-                "score": outcome.result(),
-            },
-            "thinking": thinking[0] if thinking else None,
-            "transcript": board.transcript(),
-            "opening": opening_name(board),  # the named opening the game is in, or None
-        }
+        return game.state(self.thinking(game.id))
 
-    def _publish_state(self, game: GameRow, rep: Replay | None = None) -> dict[str, Any]:
-        state = self.state(game, rep)
-        self.hub.publish(game.id, {"type": "state", "state": state})
-        return state
+    def state_json(self, game: LiveGame, **extra: Any) -> str:
+        """:meth:`state` as JSON (plus ``extra`` keys such as ``you``)."""
+        return game.state_json(self.thinking(game.id), **extra)
 
-    def get(self, game_id: str, secret: str | None = None) -> dict[str, Any]:
-        """A game's state plus ``you``: the colour the secret holds (or ``None``)."""
-        with self.storage.session() as session:
-            game = self._load(session, game_id)
-            state = self.state(game)
-            state["you"] = self._holder(game, secret)
-            return state
+    def _publish(self, game: LiveGame) -> str:
+        """Tell the game's listeners its new state; returns the state's JSON."""
+        text = self.state_json(game)
+        self.hub.publish_state(game.id, game.version, text)
+        return text
+
+    def get(self, game_id: str, secret: str | None = None) -> str:
+        """A game's state as JSON, plus ``you``: the colour the secret holds (or null)."""
+        return self.get_holder(game_id, secret)[0]
+
+    def get_holder(self, game_id: str, secret: str | None = None) -> tuple[str, str | None]:
+        """:meth:`get`, and the colour the secret holds apart."""
+        game = self._game(game_id)
+        you = game.holder(secret)
+        return self.state_json(game, you=you), you
 
     def version(self, game_id: str) -> int:
         """The game's current version number."""
-        with self.storage.session() as session:
-            return self._load(session, game_id).version
+        return self._game(game_id).version
 
     def list_games(self, limit: int = 20, offset: int = 0) -> list[dict[str, Any]]:
         """The most recently changed games, newest first (no secrets); ``offset``
         skips that many of the newest (the next page)."""
-        with self.storage.session() as session:
-            rows = session.scalars(
-                select(GameRow)
-                .order_by(GameRow.updated.desc(), GameRow.id)
-                .offset(offset)
-                .limit(limit)
-            ).all()
-            return [
-                {
-                    "id": row.id,
-                    "rules": row.rules,
-                    "status": row.status,
-                    "result": row.result,
-                    "plies": row.cursor,
-                    "updated": _utc(row.updated).isoformat(),
-                    "black": describe(row.seat("black").player),
-                    "white": describe(row.seat("white").player),
-                }
-                for row in rows
-            ]
+        return [
+            {
+                **row,
+                "updated": row["updated"].isoformat(),
+                "black": describe(row["black"]),
+                "white": describe(row["white"]),
+            }
+            for row in self.store.recent(limit, offset)
+        ]
 
     # ------------------------------------------------------------ changes
-    def create(self, spec: NewGame) -> dict[str, Any]:
-        """Start a game; returns ``{"game": state, "seats": {colour: secret}}``.
+    def create(self, spec: NewGame, client: str | None = None) -> str:
+        """Start a game; returns ``{"game": state, "seats": {colour: secret}}`` as JSON.
 
         ``spec.start`` may be an OBF position (the game starts there), an OBF
         position followed by moves from it (the transcript export of such a
         game), or a transcript from the initial position. Moves become the
         game's first moves, so they can be replayed and taken back.
+        ``client`` (the requester's address) may have at most
+        ``ai_games_per_client`` games of AI against AI playing at once.
         """
         players = {"black": spec.black, "white": spec.white}
         if any(p.kind == "ai" for p in players.values()) and not engine_available():
@@ -292,177 +277,178 @@ class GameService:
         except OutflankError as exc:
             raise GameError(400, f"bad start position: {exc}") from None
         root, setup = given.root(), given.move_stack
-        game = GameRow(id=new_game_id(), rules=rules.value, start_obf=root.obf(), cursor=0)
         secrets = {color: new_secret() for color in COLORS}
-        game.seats = [
-            SeatRow(color=color, secret=secrets[color], player=players[color].model_dump())
-            for color in COLORS
-        ]
-        board = root.copy()
-        self._auto_pass(game, board)
+        seats = {
+            color: Seat(color, secrets[color], players[color].model_dump()) for color in COLORS
+        }
+        client = client[:64] if client else None
+        game = LiveGame.new(new_game_id(), root, seats, client)
         for move in setup:
-            if move.is_pass and not board.must_pass():
-                continue  # already played by _auto_pass
-            game.moves.append(
-                MoveRow(ply=game.cursor, move=str(move), color=_color_name(board), by="setup")
+            if move.is_pass and not game.tip.must_pass():
+                continue  # already played as a forced pass
+            game.push(move, "setup")
+        if game.ai_seats == 2 and client is not None and game.status == "playing":
+            self._check_ai_games(client)
+        self.store.insert(game)
+        state = self._publish(game)
+        self._schedule_ai(game.id, background=game.ai_seats == 2)
+        return '{"game":' + state + ',"seats":' + json.dumps(secrets) + "}"
+
+    def _check_ai_games(self, client: str) -> None:
+        """Refuse (429) one more game of AI against AI to a client that
+        already has ``ai_games_per_client`` of them playing."""
+        playing = self.store.ai_games_of(client)
+        cap = self.ai_games_per_client
+        if playing >= cap:
+            raise GameError(
+                429,
+                f"you already have {playing} games of AI against AI playing (at most {cap} "
+                "at once): wait for one to end",
             )
-            board.push(move)
-            game.cursor += 1
-            self._auto_pass(game, board)
-        self._finish(game, board)
-        with self.storage.writing(), self.storage.session() as session:
-            session.add(game)
-            session.commit()
-            state = self._publish_state(game)
-        self._schedule_ai(game.id)
-        return {"game": state, "seats": secrets}
+
+    def _change(
+        self, game_id: str, change: Callable[[LiveGame], _Written | None]
+    ) -> LiveGame | None:
+        """Apply ``change`` to a copy of the game, write it through, cache and
+        publish it; returns the new game (None if ``change`` returned None:
+        nothing to do). A game another process changed first is read again
+        and the change tried once more; then 409."""
+        for attempt in range(2):
+            with self._game_lock(game_id):
+                current = self._game(game_id)
+                game = current.clone()
+                written = change(game)
+                if written is None:
+                    return None
+                game.changed()
+                try:
+                    self.store.save(
+                        game,
+                        current.version,
+                        dropped_from=written.dropped_from,
+                        new_plies=written.new_plies,
+                        seat=written.seat,
+                    )
+                except Conflict:
+                    self.store.forget(game_id)
+                    if attempt:
+                        raise GameError(
+                            409, "the game changed meanwhile; reload and try again"
+                        ) from None
+                    continue
+                self._publish(game)
+                return game
+        raise AssertionError("unreachable")
 
     @staticmethod
-    def _auto_pass(game: GameRow, board: Board) -> None:
-        """Play forced passes (nobody chooses them) and record them."""
-        while board.must_pass():
-            color = _color_name(board)
-            board.push(PASS)
-            game.moves.append(MoveRow(ply=game.cursor, move="pass", color=color, by="auto"))
-            game.cursor += 1
-
-    @staticmethod
-    def _finish(game: GameRow, board: Board) -> None:
-        game.status = "over" if board.is_game_over() else "playing"
-        game.result = board.result()
-        game.updated = datetime.now(UTC)
-
-    @staticmethod
-    def _truncate(session: Session, game: GameRow) -> None:
-        """Forget the redoable moves beyond the cursor (a new move replaces them)."""
-        if len(game.moves) > game.cursor:
-            session.execute(
-                delete(MoveRow).where(MoveRow.game_id == game.id, MoveRow.ply >= game.cursor)
-            )
-            session.expire(game, ["moves"])
-
-    def _apply(
-        self,
-        session: Session,
-        game: GameRow,
-        board: Board,
-        move: Move,
-        by: str,
-        ai: Any = None,
-    ) -> None:
-        color = _color_name(board)
-        board.push(move)  # raises IllegalMoveError, board unchanged
-        self._truncate(session, game)
-        game.moves.append(
-            MoveRow(
-                ply=game.cursor,
-                move=str(move),
-                color=color,
-                by=by,
-                ai_score=None if ai is None else ai.score,
-                ai_depth=None if ai is None else ai.depth,
-                ai_seconds=None if ai is None else round(ai.seconds, 4),
-            )
-        )
-        game.cursor += 1
-        self._auto_pass(game, board)
-        self._finish(game, board)
-
-    def _commit(self, session: Session) -> None:
+    def _play(game: LiveGame, move: Move, by: str, ai: Any = None) -> _Written:
+        """Play ``move`` at the game's cursor (dropping the redoable plies)."""
+        before = len(game.plies)
+        dropped = game.truncate()
+        kept = len(game.plies)
         try:
-            session.commit()
-        except (StaleDataError, IntegrityError):  # another process wrote this game first
-            session.rollback()
-            raise GameError(409, "the game changed meanwhile; reload and try again") from None
+            if ai is None:
+                game.push(move, by)
+            else:
+                game.push(move, by, ai.score, ai.depth, round(ai.seconds, 4))
+        except OutflankError as exc:
+            raise GameError(400, str(exc)) from None
+        del before
+        return _Written(dropped_from=dropped, new_plies=len(game.plies) - kept)
 
-    def play(self, game_id: str, secret: str, move_text: str) -> dict[str, Any]:
-        """A human move for the seat the secret holds; returns the new state."""
-        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
-            game = self._load(session, game_id)
+    def play(self, game_id: str, secret: str, move_text: str) -> str:
+        """A human move for the seat the secret holds; returns the new state (JSON)."""
+
+        def change(game: LiveGame) -> _Written:
             color = self._require_seat(game, secret)
-            rep = replay(game)
-            board = rep.board
-            if board.is_game_over():
+            if game.status == "over":
                 raise GameError(409, "the game is over")
-            to_move = _color_name(board)
+            to_move = game.turn_before(game.cursor)
             if color != to_move:
                 raise GameError(409, f"not your turn: {to_move} to move (you hold {color})")
-            if game.seat(color).player.get("kind") != "human":
+            if game.seat_kind(color) != "human":
                 raise GameError(409, f"{color} is played by the AI")
             try:
                 move = Move.from_str(move_text)
-                if move.is_pass and not board.must_pass():
-                    raise GameError(400, f"{color} cannot pass here: a move is available")
-                self._apply(session, game, board, move, "human")
             except OutflankError as exc:
                 raise GameError(400, str(exc)) from None
-            self._commit(session)
-            state = self._publish_state(game)
-        self._stop_thinking(game_id)
-        self._schedule_ai(game_id)
-        return state
+            if move.is_pass and not game.position().must_pass():
+                raise GameError(400, f"{color} cannot pass here: a move is available")
+            return self._play(game, move, "human")
 
-    def _step_targets(self, game: GameRow, color: str) -> set[str]:
-        if game.seat(color).player.get("kind") == "human":
+        game = self._change(game_id, change)
+        assert game is not None
+        self._stop_thinking(game_id)
+        self._schedule_ai(game_id, background=game.ai_seats == 2)
+        return self.state_json(game)
+
+    @staticmethod
+    def _step_targets(game: LiveGame, color: str) -> set[str]:
+        if game.seat_kind(color) == "human":
             return {color}
         return set(COLORS)  # a viewer of two AIs steps one ply at a time
 
-    def undo(self, game_id: str, secret: str) -> dict[str, Any]:
+    def undo(self, game_id: str, secret: str) -> str:
         """Take back moves until the holder of the secret is to move again.
 
         Between two people each takes back only their own last move, before
         the other has answered it: nobody changes the other seat's moves."""
         return self._step(game_id, secret, -1)
 
-    def redo(self, game_id: str, secret: str) -> dict[str, Any]:
+    def redo(self, game_id: str, secret: str) -> str:
         """Replay taken-back moves up to the holder's next turn (between two
         people, only the holder's own next move)."""
         return self._step(game_id, secret, +1)
 
     @staticmethod
-    def _friend_step(rep: Replay, cursor: int, color: str, direction: int) -> int:
+    def _friend_step(game: LiveGame, color: str, direction: int) -> int:
         """The new cursor of an undo/redo between two people: the holder's own
         last move taken back, or their own next move replayed (with the forced
         passes after it). A start position's moves stay."""
-        chosen = [p for p, m in enumerate(rep.moves) if m["by"] == "human"]  # not the start
+        plies, cursor = game.plies, game.cursor
+        chosen = [p for p, ply in enumerate(plies) if ply.by == "human"]  # not the start
         if direction < 0:
             before = [p for p in chosen if p < cursor]
             if not before:
                 raise GameError(409, "nothing to undo")
-            if rep.turns[before[-1]] != color:
+            if not any(plies[p].color == color for p in before):
                 raise GameError(
-                    409, "your friend has moved since: only they can take their move back"
+                    409,
+                    "nothing of yours to undo: the moves on the board are your friend's, "
+                    "for them to take back",
+                )
+            if plies[before[-1]].color != color:
+                raise GameError(
+                    409,
+                    "your friend has moved since your last move: only they can take their "
+                    "move back",
                 )
             return before[-1]
         after = [p for p in chosen if p >= cursor]
         if not after:
             raise GameError(409, "nothing to redo")
-        if rep.turns[after[0]] != color:
+        if plies[after[0]].color != color:
             raise GameError(409, "the next move to replay is your friend's")
         cursor = after[0] + 1
-        while cursor < len(rep.moves) and rep.moves[cursor]["by"] == "auto":
+        while cursor < len(plies) and plies[cursor].by == "auto":
             cursor += 1
         return cursor
 
-    def _step(self, game_id: str, secret: str, direction: int) -> dict[str, Any]:
-        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
-            game = self._load(session, game_id)
+    def _step(self, game_id: str, secret: str, direction: int) -> str:
+        def change(game: LiveGame) -> _Written:
             color = self._require_seat(game, secret)
-            rep = replay(game)
             targets = self._step_targets(game, color)
-            total = len(rep.moves)
-            friends = all(s.player.get("kind") == "human" for s in game.seats)
+            plies = game.plies
+            total = len(plies)
 
             def stop_at(ply: int) -> bool:
                 # a position where the holder chooses a move (not a forced pass)
-                return ply == total or (
-                    rep.turns[ply] in targets and rep.moves[ply]["by"] != "auto"
-                )
+                return ply == total or (plies[ply].color in targets and plies[ply].by != "auto")
 
-            if friends:
-                cursor = self._friend_step(rep, game.cursor, color, direction)
+            if all(game.seat_kind(c) == "human" for c in COLORS):
+                cursor = self._friend_step(game, color, direction)
             elif direction < 0:
-                start = sum(1 for m in rep.moves if m["by"] == "setup")  # the start stays
+                start = sum(1 for p in plies if p.by == "setup")  # the start stays
                 found = [p for p in range(start, game.cursor) if stop_at(p)]
                 if not found:
                     raise GameError(409, "nothing to undo")
@@ -472,91 +458,72 @@ class GameService:
                     raise GameError(409, "nothing to redo")
                 cursor = next(p for p in range(game.cursor + 1, total + 1) if stop_at(p))
             game.cursor = cursor
-            rep = replay(game)
-            self._finish(game, rep.board)
-            self._commit(session)
-            state = self._publish_state(game, rep)
-        self._stop_thinking(game_id)
-        self._schedule_ai(game_id)
-        return state
+            game.finish()
+            return _Written()
 
-    def update_player(
-        self, game_id: str, secret: str, color: str, player: PlayerSpec
-    ) -> dict[str, Any]:
+        game = self._change(game_id, change)
+        assert game is not None
+        self._stop_thinking(game_id)
+        self._schedule_ai(game_id, background=game.ai_seats == 2)
+        return self.state_json(game)
+
+    def update_player(self, game_id: str, secret: str, color: str, player: PlayerSpec) -> str:
         """Change an AI seat's settings mid-game (seed 004's sliders, the level)."""
         if color not in COLORS:
             raise GameError(404, f"no seat {color!r}: expected black or white")
-        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
-            game = self._load(session, game_id)
+
+        def change(game: LiveGame) -> _Written:
             self._require_seat(game, secret)
-            seat = game.seat(color)
+            seat = game.seats[color]
             if seat.player.get("kind") != "ai" or player.kind != "ai":
                 raise GameError(409, "only an AI seat's settings can change during a game")
-            seat.player = player.model_dump()
-            game.updated = datetime.now(UTC)  # touches the game row: its version moves on
-            self._commit(session)
-            state = self._publish_state(game)
+            game.seats[color] = Seat(color, seat.secret, player.model_dump())
+            return _Written(seat=color)
+
+        game = self._change(game_id, change)
+        assert game is not None
         self._stop_thinking(game_id)  # a search with the old settings is thrown away
-        self._schedule_ai(game_id)
-        return state
+        self._schedule_ai(game_id, background=game.ai_seats == 2)
+        return self.state_json(game)
 
     # ------------------------------------------------------------ AI seats
     def _stop_thinking(self, game_id: str) -> None:
         entry = self._thinking.get(game_id)
-        if entry is not None:
+        if entry is not None and entry[1] is not None:
             with contextlib.suppress(Exception):
                 entry[1].stop()
 
-    def _schedule_ai(self, game_id: str) -> None:
+    def _schedule_ai(self, game_id: str, *, background: bool = False) -> None:
+        """Queue one AI move of the game (``background``: two AIs play, nobody waits)."""
+        if not self._closed:
+            self.scheduler.submit(game_id, background=background)
+
+    def _ai_step(self, game_id: str) -> Next | None:
+        """Play one AI move if an AI is to move; what to do next (another AI
+        move of this game, or nothing). Runs on a scheduler thread."""
         if self._closed:
-            return
-        with self._ai_guard:
-            if game_id in self._ai_running:
-                self._ai_again.add(game_id)
-                return
-            self._ai_running.add(game_id)
-        self._ai_pool.submit(self._ai_worker, game_id)
-
-    def _ai_worker(self, game_id: str) -> None:
+            return None
         try:
-            while not self._closed:
-                try:
-                    again = self._ai_step(game_id)
-                except (GameError, DatabaseError) as exc:  # the game or its file went away
-                    log.warning("AI move not saved in game %s: %s", game_id, exc)
-                    again = False
-                except Exception:  # never let a worker die silently
-                    log.exception("AI move failed in game %s", game_id)
-                    again = False
-                with self._ai_guard:
-                    if not again and game_id not in self._ai_again:
-                        self._ai_running.discard(game_id)
-                        return
-                    self._ai_again.discard(game_id)
-        finally:
-            with self._ai_guard:
-                if self._closed:
-                    self._ai_running.discard(game_id)
+            return self._ai_move(game_id)
+        except (GameError, DatabaseError) as exc:  # the game or its file went away
+            log.warning("AI move not saved in game %s: %s", game_id, exc)
+            return None
 
-    def _ai_step(self, game_id: str) -> bool:
-        """Play one AI move if an AI is to move; True if it played."""
-        with self.storage.session() as session:
-            game = session.get(GameRow, game_id, options=_EAGER)
-            if game is None:
-                return False
-            rep = replay(game)
-            board = rep.board
-            if board.is_game_over():
-                return False
-            color = _color_name(board)
-            player = dict(game.seat(color).player)
-            if player.get("kind") != "ai":
-                return False
-            version = game.version
-            both_ai = all(s.player.get("kind") == "ai" for s in game.seats)
-            started = game.cursor > 0
-        if both_ai and self.ai_delay > 0 and started:
-            time.sleep(self.ai_delay)
+    def _ai_move(self, game_id: str) -> Next | None:
+        game = self.store.get(game_id)
+        if game is None:
+            return None
+        color = game.ai_to_move()
+        if color is None:
+            return None
+        player = dict(game.seats[color].player)
+        version = game.version
+        if self.shared and not self.store.claim(
+            game_id, version, self.origin, self.thinker.time_cap + LEASE_MARGIN
+        ):
+            return None  # another process is making this move
+        both_ai = game.seat_kind("black") == game.seat_kind("white") == "ai"
+        board = game.position()
 
         def register(engine: Any) -> None:
             self._thinking[game_id] = (color, engine)
@@ -571,43 +538,65 @@ class GameService:
         finally:
             self._thinking.pop(game_id, None)
         if self._closed:  # stopped by close(): a cut-short search is no move; resume() redoes it
-            return False
-        with self._game_lock(game_id), self.storage.writing(), self.storage.session() as session:
-            game = self._load(session, game_id)
+            return None
+        stale = False
+
+        def change(game: LiveGame) -> _Written | None:
+            nonlocal stale
             if game.version != version:
-                return True  # changed under us (undo, new settings): think again
-            rep = replay(game)
-            self._apply(session, game, rep.board, choice.move, "ai", choice)
-            try:
-                self._commit(session)
-            except GameError:
-                return True
-            self._publish_state(game)
-        return True
+                stale = True  # changed under us (undo, new settings): think again
+                return None
+            return self._play(game, choice.move, "ai", choice)
+
+        try:
+            moved = self._change(game_id, change)
+        except GameError as exc:
+            if exc.status != 409:
+                raise
+            return Next(both_ai)
+        if moved is None:
+            return Next(both_ai) if stale else None
+        if moved.ai_to_move() is None:
+            return None
+        # the AI is to move again: after a pause when two AIs play (for a person to follow)
+        return Next(both_ai, self.ai_delay if both_ai else 0.0)
 
     def resume(self) -> int:
         """After a restart: let the AI move in every game waiting for it."""
-        with self.storage.session() as session:
-            ids = session.scalars(select(GameRow.id).where(GameRow.status == "playing")).all()
-        for game_id in ids:
-            self._schedule_ai(game_id)
-        return len(ids)
+        playing = self.store.playing()
+        for game_id, ai_seats in playing:
+            self._schedule_ai(game_id, background=ai_seats == 2)
+        return len(playing)
 
     # ------------------------------------------------------------ analysis
     def _board_at(self, game_id: str, ply: int | None) -> Board:
-        with self.storage.session() as session:
-            game = self._load(session, game_id)
-            cursor = game.cursor if ply is None else ply
-            if not 0 <= cursor <= len(game.moves):
-                raise GameError(400, f"ply must be in 0..{len(game.moves)}, not {cursor}")
-            board = _start_board(game)
-            for row in game.moves[:cursor]:
-                board.push(Move.from_str(row.move))
-            return board
+        game = self._game(game_id)
+        cursor = game.cursor if ply is None else ply
+        if not 0 <= cursor <= len(game.plies):
+            raise GameError(400, f"ply must be in 0..{len(game.plies)}, not {cursor}")
+        return game.position(cursor)
 
-    def _run_analysis(self, fn: Any, *args: Any, timeout: float = 30.0) -> Any:
+    def _run_analysis(self, job: Callable[[Cancel], Any]) -> Any:
+        """Run ``job(cancel)`` on the analysis queue: 503 with Retry-After when
+        the queue is full or the job was too slow (and was cancelled)."""
         try:
-            return self._analysis_pool.submit(fn, *args).result(timeout=timeout)
+            return self.analysis.run(job)
+        except Busy as exc:
+            raise GameError(
+                503,
+                f"the server is busy with {self.analysis.limit} analyses at once: "
+                f"try again in {exc.retry_after} s",
+                retry_after=exc.retry_after,
+            ) from None
+        except (TimedOut, Cancelled) as exc:
+            seconds = exc.seconds if isinstance(exc, TimedOut) else self.analysis.timeout
+            retry = exc.retry_after if isinstance(exc, TimedOut) else 5
+            raise GameError(
+                503,
+                f"the analysis took over {seconds:g} s (the server is busy) and was "
+                f"stopped: try again in {retry} s",
+                retry_after=retry,
+            ) from None
         except EngineUnavailableError as exc:
             raise GameError(503, str(exc)) from None
         except OutflankError as exc:
@@ -619,28 +608,23 @@ class GameService:
         if board.is_game_over():
             raise GameError(409, "the game is over: no moves to score")
         if not board.moves_bitboard():
-            return {"turn": _color_name(board), "moves": [{"move": "pass", "score": None}]}
-        scores = self._run_analysis(self.thinker.analyze, board, depth, 1.0)
-        return {"turn": _color_name(board), "moves": scores}
+            return {"turn": color_name(board), "moves": [{"move": "pass", "score": None}]}
+        scores = self._run_analysis(lambda cancel: self.thinker.analyze(board, depth, 1.0, cancel))
+        return {"turn": color_name(board), "moves": scores}
 
     def evaluations(self, game_id: str) -> dict[str, Any]:
         """A score from black's view for every position up to the cursor."""
-        with self.storage.session() as session:
-            game = self._load(session, game_id)
-            board = _start_board(game)
-            boards = [board.copy(stack=False)]
-            for row in game.moves[: game.cursor]:
-                board.push(Move.from_str(row.move))
-                boards.append(board.copy(stack=False))
+        game = self._game(game_id)
+        boards = [game.position(ply) for ply in range(game.cursor + 1)]
 
-        def work() -> list[float]:
+        def work(cancel: Cancel) -> list[float]:
             values = []
             for item in boards:
                 key = (item.black, item.white, int(item.turn), item.rules.value)
                 with self._evals_lock:
                     value = self._evals.get(key)
                 if value is None:
-                    value = self.thinker.evaluate(item, EVAL_DEPTH)
+                    value = self.thinker.evaluate(item, EVAL_DEPTH, cancel)
                     with self._evals_lock:
                         self._evals[key] = value
                         while len(self._evals) > _EVAL_CACHE:
@@ -663,6 +647,7 @@ class GameService:
         board = self._board_at(game_id, ply)
         try:
             classic = importlib.import_module("outflank.classic")
+            weights = importlib.import_module("outflank.classic_eval").weights
         except ImportError:
             raise GameError(
                 503, "Learn mode needs outflank.classic, which this build lacks"
@@ -673,21 +658,39 @@ class GameService:
             raise GameError(400, str(exc)) from None
         if board.is_game_over():
             raise GameError(409, "the game is over: nothing to search")
-        trace = self._run_analysis(functools.partial(classic.alphabeta, order=order), board, depth)
-        data = trace.to_dict()
-        data["log_entries"] = len(data.pop("log", ()))  # the tree says it all, lighter
-        return data
+
+        def search(cancel: Cancel) -> dict[str, Any]:
+            def evaluate(position: Board, player: Any) -> float:
+                cancel.check()  # a cancelled search stops at its next leaf
+                return weights(position, player)
+
+            try:
+                trace = classic.alphabeta(
+                    board, depth, evaluate, max_nodes=LEARN_MAX_NODES, order=order
+                )
+            except SearchLimitError:
+                trace = None
+            if trace is None or _tree_size(trace.tree) > LEARN_MAX_TREE:
+                raise GameError(
+                    400,
+                    f"the alpha-beta tree of this position at depth {depth} is too big to "
+                    f"show (over {LEARN_MAX_NODES} nodes searched or {LEARN_MAX_TREE} "
+                    "drawn): ask for a smaller depth",
+                )
+            data = trace.to_dict()
+            data["log_entries"] = len(data.pop("log", ()))  # the tree says it all, lighter
+            return data
+
+        return self._run_analysis(search)
 
     # ------------------------------------------------------------ export
     def transcript(self, game_id: str) -> str:
         """The moves as a transcript (``f5d6c3...``), prefixed by a non-standard start."""
-        with self.storage.session() as session:
-            game = self._load(session, game_id)
-            rep = replay(game)
-            text = rep.board.transcript()
-            if game.start_obf != Board().obf():
-                return f"{game.start_obf}\n{text}\n"
-            return text + "\n"
+        game = self._game(game_id)
+        text = game.board().transcript()
+        if game.start_obf != Board().obf():
+            return f"{game.start_obf}\n{text}\n"
+        return text + "\n"
 
     def ggf(self, game_id: str) -> str:
         """The game as a GGF record (through :mod:`outflank.ggf`)."""
@@ -695,29 +698,36 @@ class GameService:
             ggf = importlib.import_module("outflank.ggf")
         except ImportError:
             raise GameError(503, "GGF export needs outflank.ggf, which this build lacks") from None
-        with self.storage.session() as session:
-            game = self._load(session, game_id)
-            rep = replay(game)
-            names = {seat.color: describe(seat.player) for seat in game.seats}
-            started = _utc(game.created)
+        game = self._game(game_id)
+        names = {color: describe(seat.player) for color, seat in game.seats.items()}
         record = ggf.GameRecord.from_board(
-            rep.board,
+            game.board(),
             black=names["black"],
             white=names["white"],
             place="outflank web",
-            date=started.strftime("%Y-%m-%d %H:%M:%S GMT"),
+            date=game.created.strftime("%Y-%m-%d %H:%M:%S GMT"),
         )
         return record.to_ggf()
 
     def close(self) -> None:
         """Stop the worker threads (searches in progress are told to stop)."""
         self._closed = True
+        self._sweep_stop.set()
         for game_id in list(self._thinking):
             self._stop_thinking(game_id)
-        self._ai_pool.shutdown(wait=True, cancel_futures=True)
-        self._analysis_pool.shutdown(wait=True, cancel_futures=True)
+        self.scheduler.close()
+        self.analysis.close()
+        if self._sweeper is not None:
+            self._sweeper.join(5)
+        if self.relay is not None:
+            self.relay.close()
 
 
-def _utc(moment: datetime) -> datetime:
-    """A stored time in UTC (SQLite keeps no zone, so a naive one is UTC)."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+def _tree_size(node: dict[str, Any]) -> int:
+    """How many nodes a trace's tree holds (pruned ones included)."""
+    size, stack = 0, [node]
+    while stack:
+        item = stack.pop()
+        size += 1
+        stack.extend(item.get("children", ()))
+    return size

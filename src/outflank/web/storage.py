@@ -32,6 +32,9 @@ from sqlalchemy import (
     event,
     inspect,
     make_url,
+    select,
+    text,
+    update,
 )
 from sqlalchemy.engine import Engine as SqlEngine
 from sqlalchemy.orm import (
@@ -42,6 +45,7 @@ from sqlalchemy.orm import (
     relationship,
     sessionmaker,
 )
+from sqlalchemy.pool import NullPool
 
 __all__ = [
     "Base",
@@ -51,6 +55,7 @@ __all__ = [
     "SeatRow",
     "Storage",
     "database_url",
+    "is_shared",
     "new_game_id",
     "new_secret",
 ]
@@ -92,6 +97,16 @@ class GameRow(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     status: Mapped[str] = mapped_column(String(16), default="playing")
     result: Mapped[str] = mapped_column(String(8), default="*")
+    # who started the game (the client's address), and how many seats an AI
+    # holds: a client may run only so many games of AI against AI at once
+    client: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    ai_seats: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # several processes on one database (PostgreSQL): the AI colour to move
+    # (None if no AI is to move), and which process has claimed that move,
+    # until when (a process killed mid-search leaves it to the others)
+    ai_turn: Mapped[str | None] = mapped_column(String(8), nullable=True, index=True)
+    ai_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    ai_lease: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
     __mapper_args__ = {"version_id_col": version}  # noqa: RUF012 - stale writes raise
 
@@ -146,10 +161,25 @@ class SeatRow(Base):
 
 
 def database_url(path_or_url: str) -> str:
-    """A SQLAlchemy URL from ``--db``: a URL is kept, anything else is a SQLite path."""
-    if "://" in path_or_url:
-        return path_or_url
-    return f"sqlite:///{path_or_url}"
+    """A SQLAlchemy URL from ``--db``: a URL is kept, anything else is a SQLite
+    path. A PostgreSQL URL without a driver gets psycopg (version 3)."""
+    if "://" not in path_or_url:
+        return f"sqlite:///{path_or_url}"
+    for plain in ("postgresql://", "postgres://"):
+        if path_or_url.startswith(plain):
+            return "postgresql+psycopg://" + path_or_url[len(plain) :]
+    return path_or_url
+
+
+def is_shared(url: str) -> bool:
+    """Whether several server processes may use the database at once
+    (PostgreSQL: yes; SQLite: one process only)."""
+    return make_url(database_url(url)).get_backend_name() == "postgresql"
+
+
+#: The key of the PostgreSQL advisory lock held while the tables are made:
+#: processes starting at once must not all create them.
+_SCHEMA_LOCK = 0x6F7574666C616E6B  # "outflank"
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -180,10 +210,19 @@ def _sqlite_path(url: str) -> str | None:
     return None if uri else path
 
 
-def _check_schema(url: str, kwargs: dict[str, Any]) -> None:
+#: Columns added since the first release: a database from before gets them
+#: (``ALTER TABLE ... ADD COLUMN``), then :func:`_fill_added` sets their values.
+ADDED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "games": ("client", "ai_seats", "ai_turn", "ai_owner", "ai_lease")
+}
+
+
+def _check_schema(url: str, kwargs: dict[str, Any]) -> list[tuple[str, str]]:
     """Refuse a database whose tables of our names lack our columns, before
-    anything is written to it (tables, the WAL journal)."""
+    anything is written to it (tables, the WAL journal). Returns the columns
+    an older outflank database lacks, to be added."""
     probe = create_engine(url, **kwargs)
+    to_add: list[tuple[str, str]] = []
     try:
         found = inspect(probe)
         existing = set(found.get_table_names())
@@ -192,13 +231,46 @@ def _check_schema(url: str, kwargs: dict[str, Any]) -> None:
                 continue
             have = {column["name"] for column in found.get_columns(table.name)}
             missing = sorted(set(table.columns.keys()) - have)
-            if missing:
+            added = set(ADDED_COLUMNS.get(table.name, ()))
+            if set(missing) - added:
+                missing = sorted(set(missing) - added)
                 raise DatabaseError(
                     f"not an outflank database: its table {table.name!r} has no "
                     f"{', '.join(missing)} column{'s' if len(missing) > 1 else ''}"
                 )
+            to_add += [(table.name, name) for name in missing]
     finally:
         probe.dispose()
+    return to_add
+
+
+def _add_columns(engine: SqlEngine, columns: list[tuple[str, str]]) -> None:
+    """Bring an older outflank database up to date: add the missing columns
+    and fill them in from the games' seats."""
+    with engine.begin() as connection:
+        for table_name, column_name in columns:
+            column = Base.metadata.tables[table_name].columns[column_name]
+            kind = column.type.compile(dialect=engine.dialect)
+            default = column.server_default
+            extra = f" NOT NULL DEFAULT {default.arg}" if default is not None else ""  # type: ignore[attr-defined]
+            connection.exec_driver_sql(
+                f"ALTER TABLE {table_name} ADD COLUMN {column_name} {kind}{extra}"
+            )
+        for table_name in {name for name, _ in columns}:
+            for index in Base.metadata.tables[table_name].indexes:
+                index.create(connection, checkfirst=True)
+        if ("games", "ai_seats") in columns:
+            seats = Base.metadata.tables["seats"]
+            games = Base.metadata.tables["games"]
+            count: dict[str, int] = {}
+            for game_id, player in connection.execute(select(seats.c.game_id, seats.c.player)):
+                ai = isinstance(player, dict) and player.get("kind") == "ai"
+                count[game_id] = count.get(game_id, 0) + int(ai)
+            for game_id, n in count.items():
+                if n:
+                    connection.execute(
+                        update(games).where(games.c.id == game_id).values(ai_seats=n)
+                    )
 
 
 class Storage:
@@ -210,19 +282,46 @@ class Storage:
         kwargs: dict[str, Any] = {"future": True}
         if self.url.startswith("sqlite"):
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
-        else:
-            kwargs["pool_pre_ping"] = True
-        _check_schema(self.url, kwargs)
-        self.engine: SqlEngine = create_engine(self.url, **kwargs)
-        if self.url.startswith("sqlite"):
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        Base.metadata.create_all(self.engine)
+        # no pool_pre_ping: a round trip before every use of a connection
+        # costs more than the queries; a connection the database server
+        # dropped fails one request (503) and the pool is renewed
+        self.shared = is_shared(self.url)
+        with self._schema_lock(kwargs):
+            to_add = _check_schema(self.url, kwargs)
+            self.engine: SqlEngine = create_engine(self.url, **kwargs)
+            if self.url.startswith("sqlite"):
+                event.listen(self.engine, "connect", _sqlite_pragmas)
+            if to_add:
+                _add_columns(self.engine, to_add)
+            Base.metadata.create_all(self.engine)
         self._file_id = self._identify()
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         sqlite = self.url.startswith("sqlite")
         self._write_lock: contextlib.AbstractContextManager[Any] = (
             threading.Lock() if sqlite else contextlib.nullcontext()
         )
+
+    @contextlib.contextmanager
+    def _schema_lock(self, kwargs: dict[str, Any]) -> Iterator[None]:
+        """PostgreSQL: hold an advisory lock while the tables are checked and
+        made (servers starting together take turns). No-op elsewhere."""
+        if not self.shared:
+            yield
+            return
+        locker = create_engine(self.url, poolclass=NullPool, **kwargs)
+        try:
+            with locker.connect() as connection:
+                connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": _SCHEMA_LOCK})
+                connection.commit()
+                try:
+                    yield
+                finally:
+                    connection.execute(
+                        text("SELECT pg_advisory_unlock(:key)"), {"key": _SCHEMA_LOCK}
+                    )
+                    connection.commit()
+        finally:
+            locker.dispose()
 
     def _identify(self) -> tuple[int, int] | None:
         """The SQLite file's identity (device, inode); None for other databases."""

@@ -1,0 +1,171 @@
+"""Fair scheduling of AI moves over a fixed set of worker threads.
+
+A job is *one* AI move of one game: a worker takes a game, lets its AI
+move once, and gives the thread back. Games that have a person in a seat
+go first, in the order they asked; games of AI against AI (nobody waits on
+them) queue behind and take turns, one move each, and never hold more than
+``workers - 1`` threads at once, so with two or more workers a thread is
+always left for people's games. A game is queued at most once: asking again
+while its move is being searched runs it once more afterwards.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["AIScheduler", "Next"]
+
+log = logging.getLogger("outflank.web")
+
+
+@dataclass(frozen=True)
+class Next:
+    """What a step asks for after its move: the game's next AI move, after
+    ``delay`` seconds, in the background class when ``background``."""
+
+    background: bool
+    delay: float = 0.0
+
+
+Step = Callable[[str], "Next | None"]
+
+
+class AIScheduler:
+    """Runs ``step(game_id)`` for queued games on ``workers`` threads.
+
+    ``step`` plays at most one AI move and returns :class:`Next` when the
+    game's AI should move again (AI against AI), else ``None``.
+    """
+
+    def __init__(self, workers: int, step: Step, *, name: str = "outflank-ai") -> None:
+        if workers < 1:
+            raise ValueError("an AI scheduler needs at least one worker")
+        self.workers = workers
+        self.background_limit = max(1, workers - 1)
+        self._step = step
+        self._cond = threading.Condition()
+        self._people: deque[str] = deque()
+        self._background: deque[str] = deque()
+        self._delayed: list[tuple[float, int, str, bool]] = []
+        self._seq = itertools.count()
+        self._queued: dict[str, bool] = {}  # game -> background?, while waiting
+        self._running: set[str] = set()
+        self._again: dict[str, bool] = {}
+        self._background_running = 0
+        self._closed = False
+        self._threads = [
+            threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True)
+            for i in range(workers)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    # ------------------------------------------------------------ queueing
+    def submit(self, game_id: str, *, background: bool = False, delay: float = 0.0) -> None:
+        """Ask for one AI move in the game (a no-op if it is already queued)."""
+        with self._cond:
+            if self._closed:
+                return
+            if game_id in self._running:
+                self._again[game_id] = background
+                return
+            if game_id in self._queued:
+                if not background and self._queued[game_id]:
+                    self._promote(game_id)
+                return
+            self._enqueue(game_id, background, delay)
+            self._cond.notify()
+
+    def _enqueue(self, game_id: str, background: bool, delay: float) -> None:
+        self._queued[game_id] = background
+        if delay > 0:
+            heapq.heappush(
+                self._delayed, (time.monotonic() + delay, next(self._seq), game_id, background)
+            )
+        else:
+            (self._background if background else self._people).append(game_id)
+
+    def _promote(self, game_id: str) -> None:
+        """A background game that now has a person waiting moves to the people's queue."""
+        self._queued[game_id] = False
+        if game_id in self._background:
+            self._background.remove(game_id)
+            self._people.append(game_id)
+
+    def _due(self) -> float | None:
+        """Move the delayed games whose time has come; seconds until the next one."""
+        now = time.monotonic()
+        while self._delayed and self._delayed[0][0] <= now:
+            _, _, game_id, background = heapq.heappop(self._delayed)
+            if self._queued.get(game_id) is None:
+                continue
+            background = self._queued[game_id]
+            (self._background if background else self._people).append(game_id)
+        return self._delayed[0][0] - now if self._delayed else None
+
+    def _take(self) -> tuple[str, bool] | None:
+        """The next game to run (people first), or None once closed."""
+        while not self._closed:
+            wait = self._due()
+            if self._people:
+                game_id = self._people.popleft()
+                background = False
+            elif self._background and self._background_running < self.background_limit:
+                game_id = self._background.popleft()
+                background = True
+                self._background_running += 1
+            else:
+                self._cond.wait(wait)
+                continue
+            del self._queued[game_id]
+            self._running.add(game_id)
+            return game_id, background
+        return None
+
+    # ------------------------------------------------------------ workers
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                taken = self._take()
+            if taken is None:
+                return
+            game_id, background = taken
+            try:
+                follow = self._step(game_id)
+            except Exception:  # never let a worker die silently
+                log.exception("AI move failed in game %s", game_id)
+                follow = None
+            with self._cond:
+                self._running.discard(game_id)
+                if background:
+                    self._background_running -= 1
+                again = self._again.pop(game_id, None)
+                if follow is None and again is not None:
+                    follow = Next(background=again)
+                if follow is not None and not self._closed:
+                    self._enqueue(game_id, follow.background, follow.delay)
+                self._cond.notify_all()
+
+    def pending(self) -> int:
+        """Games waiting for a thread or running."""
+        with self._cond:
+            return len(self._queued) + len(self._running)
+
+    def close(self, timeout: float | None = None) -> None:
+        """Stop taking games and wait for the running steps to end."""
+        with self._cond:
+            self._closed = True
+            self._people.clear()
+            self._background.clear()
+            self._delayed.clear()
+            self._queued.clear()
+            self._cond.notify_all()
+        for thread in self._threads:
+            thread.join(timeout)
