@@ -187,10 +187,13 @@ async def play_games(
     moves_over: str,
     stats: Stats,
     seed: int,
+    delay: float = 0.0,
 ) -> None:
-    """One simulated person: plays black against AI level 1 until the deadline."""
+    """One simulated person: plays black against AI level 1 until the
+    deadline, starting after ``delay`` seconds."""
     rng = random.Random(seed)
     http = HTTP(http_port)
+    await asyncio.sleep(delay)
     try:
         while time.monotonic() < deadline:
             stats.requests += 1
@@ -236,14 +239,20 @@ async def play_games(
 
 
 async def load(
-    ports: list[int], games: int, seconds: float, moves_over: str, stats: Stats
+    ports: list[int], games: int, seconds: float, moves_over: str, stats: Stats, ramp: float
 ) -> float:
+    """Play ``games`` games at once until ``seconds`` are up; their starts are
+    spread evenly over the first ``ramp`` seconds (people do not all move in
+    the same millisecond: N first moves at one instant measure a queue of N
+    requests, the same at any server speed)."""
     started = time.monotonic()
     deadline = started + seconds
     n = len(ports)
     results = await asyncio.gather(
         *(
-            play_games(ports[i % n], ports[(i + 1) % n], deadline, moves_over, stats, i)
+            play_games(
+                ports[i % n], ports[(i + 1) % n], deadline, moves_over, stats, i, i * ramp / games
+            )
             for i in range(games)
         ),
         return_exceptions=True,
@@ -317,7 +326,9 @@ def run(label: str, src: Path, args: argparse.Namespace) -> tuple[str, bool]:
                 wait_until_up(proc, port, logs[servers.index(proc)])
             before = sum(_cpu_seconds(p.pid) for p in servers)
             mine = time.process_time()
-            elapsed = asyncio.run(load(ports, args.games, args.seconds, args.moves, stats))
+            elapsed = asyncio.run(
+                load(ports, args.games, args.seconds, args.moves, stats, args.ramp)
+            )
             cpu = sum(_cpu_seconds(p.pid) for p in servers) - before
             client = time.process_time() - mine
         finally:
@@ -372,10 +383,18 @@ def main() -> int:
         metavar="CHECKOUT",
         help="first measure the server of another checkout (its src/), then this one",
     )
+    parser.add_argument(
+        "--ramp",
+        type=float,
+        default=1.0,
+        help="spread the games' starts over this many seconds (1; 0: all at once)",
+    )
     parser.add_argument("--timeline", action="store_true", help="latency per 2 s of the run")
     args = parser.parse_args()
     if args.games < 1 or not args.seconds > 0 or args.ai_workers < 1 or args.servers < 1:
         parser.error("--games, --servers and --ai-workers must be at least 1, --seconds positive")
+    if not 0 <= args.ramp < args.seconds:
+        parser.error("--ramp must be at least 0 and less than --seconds")
     if args.servers > 1 and not args.db:
         parser.error("several --servers need a shared database: --db postgresql://...")
     # SIGTERM like Ctrl-C: the finally in run() stops the servers it started
