@@ -16,6 +16,12 @@ move by move: the board must be the one the server last reported.
     python bench/web_load.py --games 500 --seconds 30 --moves ws
     python bench/web_load.py --servers 3 --db postgresql+psycopg://user@host/db
     python bench/web_load.py --compare /tmp/old-checkout   # old server, then this one
+    python bench/web_load.py --games 500 --rate 600   # paced: 600 human moves/s in all
+
+The games start spread over the first ``--ramp`` seconds (1). By default
+each person answers the AI at once (a closed loop that saturates the
+server); ``--rate`` paces the moves instead (a Poisson stream per game),
+to measure the latency at a given load.
 
 Prints requests/s, human moves/s, the p50/p99 latency of a human move
 (request sent -> answer with the new state), the AI moves played, the CPU
