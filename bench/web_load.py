@@ -16,6 +16,12 @@ move by move: the board must be the one the server last reported.
     python bench/web_load.py --games 500 --seconds 30 --moves ws
     python bench/web_load.py --servers 3 --db postgresql+psycopg://user@host/db
     python bench/web_load.py --compare /tmp/old-checkout   # old server, then this one
+    python bench/web_load.py --games 500 --rate 600   # paced: 600 human moves/s in all
+
+The games start spread over the first ``--ramp`` seconds (1). By default
+each person answers the AI at once (a closed loop that saturates the
+server); ``--rate`` paces the moves instead (a Poisson stream per game),
+to measure the latency at a given load.
 
 Prints requests/s, human moves/s, the p50/p99 latency of a human move
 (request sent -> answer with the new state), the AI moves played, the CPU
@@ -187,10 +193,18 @@ async def play_games(
     moves_over: str,
     stats: Stats,
     seed: int,
+    delay: float = 0.0,
+    think: float = 0.0,
 ) -> None:
-    """One simulated person: plays black against AI level 1 until the deadline."""
+    """One simulated person: plays black against AI level 1 until the
+    deadline, starting after ``delay`` seconds. With ``think`` > 0 the
+    person's moves are paced: each is sent a random time after the one
+    before (exponential, ``think`` seconds on average: a Poisson stream of
+    moves), or as soon as the AI has answered if that is later."""
     rng = random.Random(seed)
     http = HTTP(http_port)
+    await asyncio.sleep(delay)
+    due = time.monotonic() + (rng.expovariate(1 / think) if think > 0 else 0.0)
     try:
         while time.monotonic() < deadline:
             stats.requests += 1
@@ -211,6 +225,11 @@ async def play_games(
                         stats.ai_moves += 1
                     else:
                         square = rng.choice(state["legal"])
+                        if think > 0:
+                            wait = due - time.monotonic()
+                            if wait > 0:
+                                await asyncio.sleep(wait)
+                            due = max(due, time.monotonic()) + rng.expovariate(1 / think)
                         started = time.perf_counter()
                         stats.requests += 1
                         if moves_over == "ws":
@@ -236,14 +255,36 @@ async def play_games(
 
 
 async def load(
-    ports: list[int], games: int, seconds: float, moves_over: str, stats: Stats
+    ports: list[int],
+    games: int,
+    seconds: float,
+    moves_over: str,
+    stats: Stats,
+    ramp: float,
+    rate: float = 0.0,
 ) -> float:
+    """Play ``games`` games at once until ``seconds`` are up; their starts are
+    spread evenly over the first ``ramp`` seconds (people do not all move in
+    the same millisecond: N first moves at one instant measure a queue of N
+    requests, the same at any server speed). ``rate`` > 0: the people send
+    ``rate`` human moves per second in all (each game ``rate / games``, as
+    a Poisson stream) instead of each answering the AI at once."""
+    think = games / rate if rate > 0 else 0.0
     started = time.monotonic()
     deadline = started + seconds
     n = len(ports)
     results = await asyncio.gather(
         *(
-            play_games(ports[i % n], ports[(i + 1) % n], deadline, moves_over, stats, i)
+            play_games(
+                ports[i % n],
+                ports[(i + 1) % n],
+                deadline,
+                moves_over,
+                stats,
+                i,
+                i * ramp / games,
+                think,
+            )
             for i in range(games)
         ),
         return_exceptions=True,
@@ -317,7 +358,9 @@ def run(label: str, src: Path, args: argparse.Namespace) -> tuple[str, bool]:
                 wait_until_up(proc, port, logs[servers.index(proc)])
             before = sum(_cpu_seconds(p.pid) for p in servers)
             mine = time.process_time()
-            elapsed = asyncio.run(load(ports, args.games, args.seconds, args.moves, stats))
+            elapsed = asyncio.run(
+                load(ports, args.games, args.seconds, args.moves, stats, args.ramp, args.rate)
+            )
             cpu = sum(_cpu_seconds(p.pid) for p in servers) - before
             client = time.process_time() - mine
         finally:
@@ -372,10 +415,26 @@ def main() -> int:
         metavar="CHECKOUT",
         help="first measure the server of another checkout (its src/), then this one",
     )
+    parser.add_argument(
+        "--ramp",
+        type=float,
+        default=1.0,
+        help="spread the games' starts over this many seconds (1; 0: all at once)",
+    )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="human moves per second sent in all, paced (0: each game answers the AI at once)",
+    )
     parser.add_argument("--timeline", action="store_true", help="latency per 2 s of the run")
     args = parser.parse_args()
     if args.games < 1 or not args.seconds > 0 or args.ai_workers < 1 or args.servers < 1:
         parser.error("--games, --servers and --ai-workers must be at least 1, --seconds positive")
+    if not (0 <= args.rate < float("inf")):
+        parser.error("--rate must be a number of moves per second, at least 0")
+    if not 0 <= args.ramp < args.seconds:
+        parser.error("--ramp must be at least 0 and less than --seconds")
     if args.servers > 1 and not args.db:
         parser.error("several --servers need a shared database: --db postgresql://...")
     # SIGTERM like Ctrl-C: the finally in run() stops the servers it started
@@ -387,7 +446,8 @@ def main() -> int:
         runs.insert(0, (args.compare.name[:10] or "other", args.compare / "src"))
     print(
         f"web load: {args.games} games at once for {args.seconds:g} s, moves over {args.moves},"
-        f" {args.servers} server(s) on {'SQLite' if not args.db else args.db.split(':')[0]}"
+        f" {args.servers} server(s) on {'SQLite' if not args.db else args.db.split(':')[0]},"
+        f" {f'{args.rate:g} human moves/s paced' if args.rate else 'moves as fast as answered'}"
     )
     print(
         f"{'server':<10} {'servers':>7} {'games':>6} {'played':>6} {'req/s':>8} {'moves/s':>8}"

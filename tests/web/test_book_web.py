@@ -3,11 +3,17 @@ the opening, and the page shows it as the game goes."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from outflank.board import Board
+from outflank.book.names import opening_name
+from outflank.web.live import LiveGame, Seat
 from web.conftest import move, new_game, wait_for
 from web.test_browser import CHROMIUM, _new_game, browser, page, server  # noqa: F401
 
@@ -59,3 +65,25 @@ def test_the_page_shows_the_opening_and_book_hints(server: str, page: Any) -> No
     page.click("#btn-hint")
     page.wait_for_selector("[data-hint]")
     page.wait_for_selector("#status:has-text('book')")
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 30), back=st.integers(0, 30))
+def test_the_cached_opening_name_is_the_replayed_one(seed: int, plies: int, back: int) -> None:
+    """A state's opening (cached by the game's first moves) names what
+    replaying the game to its cursor names, after moves and undos alike."""
+    rng = random.Random(seed)
+    seats = {c: Seat(c, f"secret-{c}", {"kind": "human"}) for c in ("black", "white")}
+    game = LiveGame.new("g", Board(), seats)
+    for _ in range(plies):
+        tip = game.tip
+        if tip.is_game_over():
+            break
+        game.push(rng.choice(tip.legal_moves), "human")
+        game.changed()
+    game.cursor = max(0, game.cursor - back)
+    game.changed()
+    replayed = Board()
+    for ply in game.plies[: game.cursor]:
+        replayed.push(ply.move)
+    assert game.state()["opening"] == opening_name(replayed)
