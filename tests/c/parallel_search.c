@@ -142,7 +142,7 @@ int main(int argc, char **argv) {
     eval_default_init();
     size_t len;
     void *weights = read_file(argv[1], &len);
-    if (!weights || eval_default_load(weights, len) != 0) {
+    if (!weights || eval_default_load(weights, len, 0) != 0 || eval_default_use(0) != 0) {
         fprintf(stderr, "cannot load weights from %s\n", argv[1]);
         return 2;
     }

@@ -1043,23 +1043,11 @@ static void end_pvs_run(Search *t, SplitPoint *sp) {
         u64 nP = O & ~m.flips, nO = P | m.flips | (1ULL << m.sq);
         int v = -end_nws(t, nP, nO, -a - 1, empties - 1, m.replies);
         if (v > a && v < beta && !ABORTED(t)) {
-            sp_lock(sp);
-            if (sp->alpha > a) a = sp->alpha;
-            sp_unlock(sp);
+            a = par_alpha_now(sp, a);
             if (a < beta) v = -end_pvs(t, nP, nO, -beta, -a, empties - 1, ply + 1);
         }
         if (ABORTED(t)) break;
-        sp_lock(sp);
-        if (v > sp->best) {
-            sp->best = v;
-            sp->best_move = m.sq;
-            if (v > sp->alpha) {
-                sp->alpha = v;
-                par_record_line(sp, t, m.sq, ply);
-                if (v >= beta) par_cut(sp, t);
-            }
-        }
-        sp_unlock(sp);
+        par_node_record(sp, t, v, m.sq, beta, 1);
     }
 }
 
@@ -1195,9 +1183,7 @@ static void end_root_run(Search *t, SplitPoint *sp) {
             v = -end_nws(t, nP, nO, -a - 1, ce, MOVES_UNKNOWN);
             full = 0;
             if (v > a && v < beta && !ABORTED(t)) {
-                sp_lock(sp);
-                if (sp->alpha > a) a = sp->alpha;
-                sp_unlock(sp);
+                a = par_alpha_now(sp, a);
                 if (a < beta) {
                     v = -end_pvs(t, nP, nO, -beta, -a, ce, 1);
                     full = 1;

@@ -113,6 +113,27 @@ void par_record_line(SplitPoint *sp, const Search *t, int square, int ply) {
     sp->line_len = n + 1;
 }
 
+int par_alpha_now(SplitPoint *sp, int a) {
+    sp_lock(sp);
+    if (sp->alpha > a) a = sp->alpha;
+    sp_unlock(sp);
+    return a;
+}
+
+void par_node_record(SplitPoint *sp, const Search *t, int v, int sq, int beta, int with_line) {
+    sp_lock(sp);
+    if (v > sp->best) {
+        sp->best = v;
+        sp->best_move = sq;
+        if (v > sp->alpha) {
+            sp->alpha = v;
+            if (with_line) par_record_line(sp, t, sq, sp->ply);
+            if (v >= beta) par_cut(sp, t);
+        }
+    }
+    sp_unlock(sp);
+}
+
 int par_root_claim(SplitPoint *sp, int *alpha) {
     sp_lock(sp);
     int i = sp->cut || sp->next >= sp->n ? -1 : sp->next++;

@@ -103,6 +103,16 @@ void par_cut(SplitPoint *sp, const Search *by);
  * (under sp's lock). */
 void par_record_line(SplitPoint *sp, const Search *t, int square, int ply);
 
+/* The window's lower end for a re-search at sp: a, or the higher value
+ * another thread has raised sp's alpha to meanwhile. */
+int par_alpha_now(SplitPoint *sp, int a);
+
+/* Record move sq's score v at split point sp (below the root), searched
+ * by thread t: the best so far and its move, the window's lower end, the
+ * line (with_line: sq, then t's principal variation below ply), and a
+ * cut-off once v reaches beta. */
+void par_node_record(SplitPoint *sp, const Search *t, int v, int sq, int beta, int with_line);
+
 /* The next root move for a worker at the root's split point sp: its
  * index, with the window's lower end of the moment in *alpha; -1 when the
  * root is cut off or every move has been handed out. */

@@ -208,23 +208,11 @@ static void mid_run(Search *t, SplitPoint *sp) {
         u64 nP = O & ~m.flips, nO = P | m.flips | (1ULL << m.sq);
         int v = -mid_search(t, nP, nO, depth - 1, -a - 1, -a, ply + 1, 0);
         if (v > a && v < beta && !ABORTED(t)) {
-            sp_lock(sp);
-            if (sp->alpha > a) a = sp->alpha; /* raised meanwhile */
-            sp_unlock(sp);
+            a = par_alpha_now(sp, a);
             if (a < beta) v = -mid_search(t, nP, nO, depth - 1, -beta, -a, ply + 1, pv);
         }
         if (ABORTED(t)) break;
-        sp_lock(sp);
-        if (v > sp->best) {
-            sp->best = v;
-            sp->best_move = m.sq;
-            if (v > sp->alpha) {
-                sp->alpha = v;
-                if (pv) par_record_line(sp, t, m.sq, ply);
-                if (v >= beta) par_cut(sp, t);
-            }
-        }
-        sp_unlock(sp);
+        par_node_record(sp, t, v, m.sq, beta, pv);
     }
 }
 
@@ -406,9 +394,7 @@ static void mid_root_run(Search *t, SplitPoint *sp) {
             v = -mid_search(t, nP, nO, d, -a - 1, -a, 1, 0);
             full = 0;
             if (v > a && !ABORTED(t)) {
-                sp_lock(sp);
-                if (sp->alpha > a) a = sp->alpha;
-                sp_unlock(sp);
+                a = par_alpha_now(sp, a);
                 v = -mid_search(t, nP, nO, d, -beta, -a, 1, 1);
                 full = 1;
             }
