@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from outflank import _core
+from outflank.cluster import ray_session
 from outflank.errors import OutflankError
 
 __all__ = [
@@ -380,14 +381,7 @@ def _run_ray(
 ) -> None:
     """Shards as Ray tasks (``workers`` is the number kept in flight per
     cluster CPU the driver sees, at least that many)."""
-    try:
-        import ray  # type: ignore[import-not-found]
-    except ImportError:
-        raise OutflankError(
-            "the ray backend needs Ray: pip install 'outflank[cluster]' (or use --backend local)"
-        ) from None
-    if not ray.is_initialized():
-        ray.init(ignore_reinit_error=True, log_to_driver=False)
+    ray = ray_session()
     remote = ray.remote(make_shard)
     in_flight = max(workers, int(ray.cluster_resources().get("CPU", 1)))
     pending = iter(todo)

@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from outflank.board import Board
+from outflank.cluster import ray_session
 from outflank.errors import OutflankError
 from outflank.ggf import GameRecord
 from outflank.match import play_game
@@ -382,14 +383,7 @@ def _void(task: Task, reason: str) -> GameOutcome:
 
 
 def _run_ray(tasks: list[Task], done: Callable[[GameOutcome], None]) -> list[GameOutcome]:
-    try:
-        import ray  # type: ignore[import-not-found]
-    except ImportError:
-        raise OutflankError(
-            "the ray backend needs Ray: pip install 'outflank[cluster]' (or use --backend local)"
-        ) from None
-    if not ray.is_initialized():
-        ray.init(ignore_reinit_error=True, log_to_driver=False)
+    ray = ray_session()
     remote = ray.remote(play_task)
     refs = {remote.remote(t): t for t in tasks}
     results = []

@@ -37,6 +37,7 @@ from typing import Any, Final
 from outflank.board import Board
 from outflank.book.store import Book, BookError, RawRecord, child_key
 from outflank.book.symmetry import canonical, split_key
+from outflank.cluster import ray_session
 from outflank.errors import OutflankError
 
 __all__ = ["BuildDB", "BuildParams", "BuildStatus", "Builder", "evaluate_position"]
@@ -295,15 +296,7 @@ class _Ray(_Backend):
     """Searches as Ray tasks, on a Ray cluster (or a local one)."""
 
     def __init__(self, workers: int) -> None:
-        try:
-            import ray  # type: ignore[import-not-found]
-        except ImportError:
-            raise OutflankError(
-                "the ray backend needs Ray: pip install 'outflank[cluster]'"
-                " (or use --backend local)"
-            ) from None
-        if not ray.is_initialized():
-            ray.init(ignore_reinit_error=True, log_to_driver=False)
+        ray = ray_session()
         self._ray = ray
         self._remote = ray.remote(num_cpus=1)(evaluate_position)
         cpus = int(ray.cluster_resources().get("CPU", workers))
