@@ -23,9 +23,8 @@ from setuptools.command.build_ext import build_ext
 # between the core's own files are direct rather than through the PLT (and
 # the compiler may inline them): 4 % less CPU time on FFO #41-#49.
 # -pthread: a search may run on several threads (_core/parallel.c).
-cflags = [
-    "-std=c11", "-O3", "-Wall", "-Wextra", "-Wno-unused-function", "-fvisibility=hidden", "-pthread",
-]
+cflags = ["-std=c11", "-O3", "-Wall", "-Wextra", "-Wno-unused-function"]
+cflags += ["-fvisibility=hidden", "-pthread"]
 x86_64 = platform.machine().lower() in {"x86_64", "amd64"}
 if x86_64:
     cflags.append("-mpopcnt")
