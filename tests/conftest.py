@@ -6,9 +6,12 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -76,3 +79,30 @@ def running(args: list[str]) -> Iterator[subprocess.Popen[str]]:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+T = TypeVar("T")
+
+
+def stop_during(
+    engine: Any, work: Callable[[], T], after: float, wait: float = 5.0
+) -> tuple[T, float]:
+    """Run ``work`` (a search of ``engine``) in a thread, call
+    ``engine.stop()`` after ``after`` seconds (the search must still run)
+    and wait at most ``wait`` seconds for it to end; return its result and
+    the seconds from stop() to the end of the search."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        box["result"] = work()
+        box["end"] = time.perf_counter()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(after)
+    assert thread.is_alive()
+    asked = time.perf_counter()
+    engine.stop()
+    thread.join(wait)
+    assert not thread.is_alive()
+    return box["result"], box["end"] - asked

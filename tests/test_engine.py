@@ -5,14 +5,14 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import engine_oracle
 import oracle
+from conftest import stop_during
 from outflank import PASS, Board, Move, Rules, _core
 from outflank.engine import LEVELS, Engine, MoveScore, SearchInfo, SearchResult
 from outflank.errors import GameOverError, OutflankError, SearchLimitError
@@ -121,7 +121,7 @@ def test_stopped_solve_reports_a_disc_estimate(ffo_dir: Path) -> None:
     entry = read_obf_file(ffo_dir / "fforum-40-59.obf")[54 - 40]
     assert entry.board.empties == 28
     engine = Engine(tt_mb=16)
-    result, latency = _stopped(engine, lambda: engine.solve(entry.board), after=0.5)
+    result, latency = stop_during(engine, lambda: engine.solve(entry.board), after=0.5)
     assert latency < 1.0
     assert isinstance(result, SearchResult) and not result.exact
     assert result.best_move in entry.board.legal_moves
@@ -564,34 +564,12 @@ def test_seed_004_lookahead_and_configure() -> None:
 # ------------------------------------------------------- threads and stop
 
 
-def _stopped(
-    engine: Engine, work: Callable[[], SearchResult], after: float
-) -> tuple[SearchResult, float]:
-    """Run work in a thread, stop the engine after some seconds; return its
-    result and the seconds from stop() to the end of the search."""
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        box["result"] = work()
-        box["end"] = time.perf_counter()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    time.sleep(after)
-    assert thread.is_alive()
-    asked = time.perf_counter()
-    engine.stop()
-    thread.join(5)
-    assert not thread.is_alive()
-    return box["result"], box["end"] - asked
-
-
 def test_stop_ends_a_long_search_quickly() -> None:
     board = Board.from_transcript("f5d6c3d3c4f4")
     best = float("inf")
     for _ in range(3):
         engine = Engine(tt_mb=4)
-        result, latency = _stopped(engine, lambda e=engine: e.search(board, depth=60), after=0.3)
+        result, latency = stop_during(engine, lambda e=engine: e.search(board, depth=60), after=0.3)
         assert result.best_move in board.legal_moves
         best = min(best, latency)
         if best < 0.05:
@@ -741,7 +719,7 @@ def test_a_stopped_endgame_analysis_answers_at_once() -> None:
     short, it answers with a quick shallow analysis, not a second budget."""
     board = Board.from_obf("O-X-X----OXXXO--OOXOX---XOOOXXX--XOOXXXOXXOOOXO-XXO-XOO-XXX-X--- X")
     engine = Engine()
-    result, latency = _stopped(engine, lambda: engine.analyze(board, time=5), after=0.2)
+    result, latency = stop_during(engine, lambda: engine.analyze(board, time=5), after=0.2)
     assert latency < 0.5
     assert {m.move for m in result} == set(board.legal_moves)
     assert not any(m.exact for m in result)

@@ -10,12 +10,11 @@ import os
 import random
 import shutil
 import subprocess
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
+from conftest import stop_during
 from outflank import Board, _core
 from outflank.engine import Engine, SearchResult
 from outflank.errors import OutflankError
@@ -94,31 +93,13 @@ def test_a_node_limit_holds_for_all_threads_together(ffo_dir: Path) -> None:
         assert result.nodes <= 300_000 + 4096 * threads
 
 
-def _stop_after(engine: Engine, board: Board, after: float) -> tuple[SearchResult, float]:
-    box: dict[str, object] = {}
-
-    def run() -> None:
-        box["result"] = engine.solve(board)
-        box["end"] = time.perf_counter()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    time.sleep(after)
-    assert thread.is_alive()
-    asked = time.perf_counter()
-    engine.stop()
-    thread.join(10)
-    assert not thread.is_alive()
-    result = box["result"]
-    assert isinstance(result, SearchResult)
-    return result, float(box["end"]) - asked  # type: ignore[arg-type]
-
-
 @pytest.mark.parametrize("threads", [2, 4])
 def test_stop_ends_a_parallel_solve_and_the_next_search_works(ffo_dir: Path, threads: int) -> None:
     entries = read_obf_file(ffo_dir / "fforum-40-59.obf")
     engine = _engine(threads, tt_mb=16)
-    result, latency = _stop_after(engine, entries[54 - 40].board, after=0.4)  # 28 empties
+    board = entries[54 - 40].board  # 28 empties
+    result, latency = stop_during(engine, lambda: engine.solve(board), after=0.4, wait=10)
+    assert isinstance(result, SearchResult)
     assert not result.exact and result.best_move in entries[54 - 40].board.legal_moves
     assert latency < 0.25  # well within it on a loaded machine: the core polls every 4096 nodes
     small = read_obf_file(ffo_dir / "fforum-20-39.obf")[29 - 20]
