@@ -18,23 +18,36 @@ from outflank.web.app import create_app
 from postgres import PostgresServer, running_postgres
 
 
-def start_server(db: Path, port: int, *options: str) -> subprocess.Popen[bytes]:
-    """A real `outflank serve` on the port, returned once it answers."""
+def spawn_server(db: Path | str, port: int, *options: str) -> subprocess.Popen[bytes]:
+    """A real `outflank serve` on the port (database path or URL), just
+    started: wait_server_up() waits until it answers."""
     cmd = [sys.executable, "-m", "outflank", "serve", "--port", str(port), "--db", str(db)]
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [*cmd, *options], env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
-    deadline = time.monotonic() + 30
+
+
+def wait_server_up(proc: subprocess.Popen[bytes], port: int, seconds: float = 30) -> None:
+    """Return once the server answers on the port; fail the test with its
+    output if it exits or does not answer within ``seconds``."""
+    deadline = time.monotonic() + seconds
     while True:
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/api/info", timeout=1)
-            return proc
+            return
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
                 out = proc.stdout.read().decode() if proc.stdout else ""
                 pytest.fail(f"outflank serve did not start: {out}")
             time.sleep(0.1)
+
+
+def start_server(db: Path | str, port: int, *options: str) -> subprocess.Popen[bytes]:
+    """A real `outflank serve` on the port, returned once it answers."""
+    proc = spawn_server(db, port, *options)
+    wait_server_up(proc, port)
+    return proc
 
 
 def stop_server(proc: subprocess.Popen[bytes]) -> None:

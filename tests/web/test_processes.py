@@ -25,7 +25,7 @@ from outflank.board import Board, Move
 from outflank.web.storage import GameRow, Storage
 from outflank.web.store import GameStore
 from postgres import PostgresServer
-from web.conftest import stop_server
+from web.conftest import spawn_server, stop_server, wait_server_up
 
 LEVEL1 = {"kind": "ai", "ai": "level", "level": 1}
 STRONG = {"kind": "ai", "ai": "level", "level": 20}
@@ -48,23 +48,8 @@ def _free_ports(n: int) -> list[int]:
 
 
 def _start(url: str, port: int) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "outflank", "serve", "--port", str(port), "--db", url]
-    cmd += ["--ai-delay", "0", "--time-cap", str(TIME_CAP), "--ai-workers", "2"]
-    return subprocess.Popen(cmd, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-
-
-def _wait_up(proc: subprocess.Popen[bytes], port: int) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/info", timeout=1)
-            return
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                out = proc.stdout.read().decode() if proc.stdout else ""
-                pytest.fail(f"outflank serve did not start: {out}")
-            time.sleep(0.1)
+    options = ["--ai-delay", "0", "--time-cap", str(TIME_CAP), "--ai-workers", "2"]
+    return spawn_server(url, port, *options)
 
 
 def _call(port: int, path: str, body: Any = None, method: str | None = None) -> Any:
@@ -135,7 +120,7 @@ def test_three_processes_share_games_and_survive_a_kill(postgres: PostgresServer
     storage = Storage(url)
     try:
         for proc, port in zip(procs, ports, strict=True):
-            _wait_up(proc, port)
+            wait_server_up(proc, port, seconds=60)
         # games against level 1, each created on another process
         games = []
         for i in range(3):
@@ -234,15 +219,9 @@ def test_several_workers_need_postgresql(tmp_path: Any) -> None:
 def test_serve_workers_runs_processes_on_one_port(postgres: PostgresServer) -> None:
     url = postgres.create_database()
     (port,) = _free_ports(1)
-    cmd = [sys.executable, "-m", "outflank", "serve", "--workers", "2", "--port", str(port)]
-    proc = subprocess.Popen(
-        [*cmd, "--db", url, "--ai-delay", "0"],
-        env=cli_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
+    proc = spawn_server(url, port, "--workers", "2", "--ai-delay", "0")
     try:
-        _wait_up(proc, port)
+        wait_server_up(proc, port, seconds=60)
         made = _call(port, "/api/games", {"white": LEVEL1})
         game_id, seat = made["game"]["id"], made["seats"]["black"]
         for _ in range(3):  # whichever process answers, the game goes on
