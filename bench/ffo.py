@@ -34,17 +34,9 @@ from outflank import _core  # noqa: E402
 from outflank.engine import Engine  # noqa: E402
 from outflank.errors import OutflankError  # noqa: E402
 from outflank.obf import read_obf_file  # noqa: E402
-from outflank.threads import MAX_THREADS  # noqa: E402
+from outflank.threads import MAX_THREADS, thread_counts  # noqa: E402
 
 FFO = ROOT / "tests" / "data" / "ffo"
-
-
-def thread_counts(text: str) -> list[int]:
-    """``"1,2"`` -> [1, 2]; raises ValueError for anything else."""
-    counts = [int(part) for part in text.split(",") if part.strip()]
-    if not counts or any(not 1 <= n <= MAX_THREADS for n in counts):
-        raise ValueError(text)
-    return counts
 
 
 def main() -> int:
@@ -63,7 +55,7 @@ def main() -> int:
     args = parser.parse_args()
     try:
         counts = thread_counts(args.threads)
-    except ValueError:
+    except OutflankError:
         message = f"--threads takes counts in 1..{MAX_THREADS} like 1,2"
         print(f"ffo.py: error: {message}", file=sys.stderr)
         return 2

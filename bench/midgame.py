@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from outflank import Board, _core  # noqa: E402
 from outflank.engine import Engine  # noqa: E402
-from outflank.threads import MAX_THREADS  # noqa: E402
+from outflank.errors import OutflankError  # noqa: E402
+from outflank.threads import MAX_THREADS, thread_counts  # noqa: E402
 
 
 def positions(count: int, seed: int) -> list[Board]:
@@ -50,14 +51,6 @@ def positions(count: int, seed: int) -> list[Board]:
             if board.legal_moves:
                 found.append(board)
     return found
-
-
-def thread_counts(text: str) -> list[int]:
-    """``"1,2"`` -> [1, 2]; raises ValueError for anything else."""
-    counts = [int(part) for part in text.split(",") if part.strip()]
-    if not counts or any(not 1 <= n <= MAX_THREADS for n in counts):
-        raise ValueError(text)
-    return counts
 
 
 def one_count(args: argparse.Namespace, threads: int) -> None:
@@ -137,7 +130,7 @@ def main() -> int:
         return 2
     try:
         counts = thread_counts(args.threads)
-    except ValueError:
+    except OutflankError:
         message = f"--threads takes counts in 1..{MAX_THREADS} like 1,2"
         print(f"midgame.py: error: {message}", file=sys.stderr)
         return 2

@@ -19,7 +19,14 @@ from outflank import Board, _core
 from outflank.engine import Engine, SearchResult
 from outflank.errors import OutflankError
 from outflank.obf import read_obf_file
-from outflank.threads import MAX_THREADS, available_cores, check_threads, default_threads, share
+from outflank.threads import (
+    MAX_THREADS,
+    available_cores,
+    check_threads,
+    default_threads,
+    share,
+    thread_counts,
+)
 
 
 def _engine(threads: int, **settings: object) -> Engine:
@@ -137,6 +144,14 @@ def test_many_short_parallel_searches_leave_no_thread_or_memory() -> None:
     for _ in range(20):  # engines made and dropped: their threads and tables go too
         _engine(3, tt_mb=4).search(board, depth=6)
     assert _tasks() == tasks
+
+
+def test_thread_counts_for_comparisons() -> None:
+    assert thread_counts("1,2") == [1, 2]
+    assert thread_counts(f" 4 ,{MAX_THREADS}") == [4, MAX_THREADS]
+    for bad in ("", ",", "0", "1,x", f"2,{MAX_THREADS + 1}", "1.5"):
+        with pytest.raises(OutflankError, match="thread counts are"):
+            thread_counts(bad)
 
 
 def test_thread_settings() -> None:

@@ -53,6 +53,18 @@ def check_threads(value: Any) -> int:
     return value
 
 
+def thread_counts(text: str) -> list[int]:
+    """``"1,2"`` -> ``[1, 2]``: thread counts to compare (the benchmarks'
+    ``--threads``); raises OutflankError unless each is in 1..MAX_THREADS."""
+    try:
+        counts = [check_threads(int(part)) for part in text.split(",") if part.strip()]
+    except ValueError:
+        counts = []
+    if not counts:
+        raise OutflankError(f"thread counts are 1..{MAX_THREADS} like 1,2, not {text!r}")
+    return counts
+
+
 @contextlib.contextmanager
 def threads_by_default(threads: int | None) -> Iterator[None]:
     """:func:`set_default_threads` for a block only (``None``: no change)."""
