@@ -172,13 +172,15 @@ def test_the_app_counts_changes_not_reads(db_path: Path) -> None:
         game_id, seats, _ = new_game(client)
         assert move(client, game_id, seats["black"], "f5").status_code == 200
         assert client.get(f"/api/games/{game_id}").status_code == 200
+        assert seen == [("play", 1), ("get", 0)]  # a read is nobody's change
         with client.websocket_connect(f"/ws/games/{game_id}?seat={seats['white']}") as ws:
             ws.receive_json()
             ws.send_json({"type": "move", "move": "d6"})
             wait_for(client, game_id, lambda s: s["cursor"] == 2)
         assert service.people.in_progress == 0
-    assert [count for kind, count in seen if kind == "play"] == [1, 1]  # HTTP, WebSocket
-    assert {count for kind, count in seen if kind == "get"} == {0}
+    # the move over the WebSocket counted too (the long polls of wait_for may
+    # read while it is being answered)
+    assert [count for kind, count in seen if kind == "play"] == [1, 1]
 
 
 def test_served_games_still_get_their_ai_moves(client: TestClient) -> None:
