@@ -24,11 +24,15 @@ server); ``--rate`` paces the moves instead (a Poisson stream per game),
 to measure the latency at a given load.
 
 Prints requests/s, human moves/s, the p50/p99 latency of a human move
-(request sent -> answer with the new state), the AI moves played, the CPU
-time the servers and this client spent per human move (the AI's reply
-included), and the errors (must be 0). The client speaks HTTP/1.1 on one kept-alive
-connection per game and takes WebSocket messages uncompressed, so that it
-costs the machine less than the server it measures.
+(request sent -> answer with the new state), the p99 of the moves sent once
+every game has started (*steady*: from 1 s after the ramp), the p50/p99 wait
+for the AI's reply (human move answered -> AI's move received), the AI moves
+played, the CPU time the servers and this client spent per human move (the
+AI's reply included), and the errors (must be 0). The client speaks
+HTTP/1.1 on one kept-alive connection per game, takes WebSocket messages
+uncompressed and does not collect garbage while it measures, so that it
+costs the machine less than the server it measures and its own pauses do
+not count as the server's.
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ class Stats:
     requests: int = 0
     errors: list[str] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
+    ai_latencies: list[float] = field(default_factory=list)  # human move answered -> AI's reply
     when: list[float] = field(default_factory=list)  # when each human move was sent
     ai_moves: int = 0
     finished: int = 0
@@ -221,7 +226,9 @@ async def play_games(
                 stats.keep(state)
                 while time.monotonic() < deadline and state["status"] == "playing":
                     if state["turn"] != "black":
+                        waited = time.perf_counter()
                         state = await next_state(ws, state["version"], stats, 30)
+                        stats.ai_latencies.append(time.perf_counter() - waited)
                         stats.ai_moves += 1
                     else:
                         square = rng.choice(state["legal"])
@@ -370,12 +377,18 @@ def run(label: str, src: Path, args: argparse.Namespace) -> tuple[str, bool]:
                 proc.wait(timeout=30)
         checked, bad = check_replays(db, stats.last_state)
         stats.errors += logged_errors(logs)
-    lat = stats.latencies
+    lat, ai = stats.latencies, stats.ai_latencies
     moves = len(lat)
+    # "steady": the moves sent from 1 s after the last game started (not
+    # during the arrival of the N players, which --ramp spreads over its seconds)
+    first = min(stats.when, default=0.0)
+    steady = [x for x, w in zip(lat, stats.when, strict=True) if w - first >= args.ramp + 1]
     row = (
         f"{label:<10} {args.servers:>7} {args.games:>6} {len(stats.last_state):>6}"
         f" {stats.requests / elapsed:>8.1f} {moves / elapsed:>8.1f}"
         f" {percentile(lat, 0.5) * 1000:>7.1f} {percentile(lat, 0.99) * 1000:>7.1f}"
+        f" {percentile(steady, 0.99) * 1000:>7.1f}"
+        f" {percentile(ai, 0.5) * 1000:>7.1f} {percentile(ai, 0.99) * 1000:>7.1f}"
         f" {stats.ai_moves:>8} {cpu * 1000 / max(moves, 1):>9.2f}"
         f" {client * 1000 / max(moves, 1):>9.2f}"
         f" {len(stats.errors):>6} {checked - len(bad):>5}/{checked:<5}"
@@ -439,8 +452,12 @@ def main() -> int:
         parser.error("several --servers need a shared database: --db postgresql://...")
     # SIGTERM like Ctrl-C: the finally in run() stops the servers it started
     signal.signal(signal.SIGTERM, _interrupt)
+    # the client's own pauses must not count as the server's latency: its
+    # full collections walk every game's last state (100 ms and more with
+    # 500 games) and find no garbage, so there are none while it measures
     gc.collect()
-    gc.freeze()  # the client's own pauses must not count as the server's latency
+    gc.freeze()
+    gc.disable()
     runs = [("this", ROOT / "src")]
     if args.compare is not None:
         runs.insert(0, (args.compare.name[:10] or "other", args.compare / "src"))
@@ -451,7 +468,8 @@ def main() -> int:
     )
     print(
         f"{'server':<10} {'servers':>7} {'games':>6} {'played':>6} {'req/s':>8} {'moves/s':>8}"
-        f" {'p50 ms':>7} {'p99 ms':>7} {'AI moves':>8} {'server ms':>9} {'client ms':>9}"
+        f" {'p50 ms':>7} {'p99 ms':>7} {'steady':>7} {'AI p50':>7} {'AI p99':>7}"
+        f" {'AI moves':>8} {'server ms':>9} {'client ms':>9}"
         f" {'errors':>6}"
         f" {'replayed':>11}"
     )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import logging
 import math
@@ -117,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         "time_cap": args.time_cap,
         "ai_games_per_client": args.ai_games_per_client,
         "threads": args.threads,
+        "quiet_gc": True,  # this process serves and nothing else
     }
     # a bad database is told at once, before any process starts
     app = _open(options) if args.workers == 1 else _check_database(args.db)
@@ -142,7 +142,6 @@ def run(args: argparse.Namespace) -> int:
         factory = f"{__name__}:app_from_environment"
         uvicorn.run(factory, factory=True, workers=args.workers, **common)
         return 0
-    _freeze()
     uvicorn.run(app, **common)
     return 0
 
@@ -172,18 +171,8 @@ def _check_database(url: str) -> None:
         raise OutflankError(f"cannot open the database {url!r}: {reason}") from None
 
 
-def _freeze() -> None:
-    # the ~100k objects of the imported libraries never die: take them out of
-    # the garbage collector's full passes (which otherwise stall every
-    # request for up to 0.2 s under load)
-    gc.collect()
-    gc.freeze()
-
-
 def app_from_environment() -> Any:
     """The app of one process of ``serve --workers N`` (uvicorn's factory):
     the options come from the parent through the environment."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    app = _open(json.loads(os.environ[_OPTIONS]))
-    _freeze()
-    return app
+    return _open(json.loads(os.environ[_OPTIONS]))

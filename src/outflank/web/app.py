@@ -27,7 +27,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from outflank import __version__
 from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from outflank.web.ai import OPPONENTS, engine_available
+from outflank.web.collector import QuietCollector
 from outflank.web.hub import Event, Hub
+from outflank.web.priority import PeopleFirst
 from outflank.web.schemas import MoveRequest, NewGame, PlayerUpdate, SeatRequest
 from outflank.web.service import GameError, GameService
 from outflank.web.storage import DatabaseError, Storage
@@ -108,6 +110,23 @@ class _BodyLimit:
             await too_big(scope, receive, send)
 
 
+class _CountPeople:
+    """Count each request that changes a game (POST, PATCH) as a person's
+    request in progress until its answer is sent: AI moves wait for a lull
+    in them (:class:`outflank.web.priority.PeopleFirst`)."""
+
+    def __init__(self, app: Any, people: PeopleFirst) -> None:
+        self.app = app
+        self.people = people
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] not in ("POST", "PATCH"):
+            await self.app(scope, receive, send)
+            return
+        with self.people.serving():
+            await self.app(scope, receive, send)
+
+
 _UNPARSED = "There was an error parsing the body"  # FastAPI's words for a parser failure
 
 
@@ -149,6 +168,7 @@ def create_app(
     analysis_timeout: float = 30.0,
     ai_games_per_client: int = 3,
     threads: int | None = None,
+    quiet_gc: bool = False,
 ) -> FastAPI:
     """Build the web app on a database (SQLite path or SQLAlchemy URL).
 
@@ -160,6 +180,9 @@ def create_app(
     and each within ``analysis_timeout`` seconds (else cancelled, 503).
     ``threads`` is how many threads each search uses (default: the cores
     shared out between the ``ai_workers`` searches that may run at once).
+    ``quiet_gc``: keep the garbage collector's passes short while serving
+    (:class:`outflank.web.collector.QuietCollector`; it acts on the whole
+    process, so ``outflank serve`` asks for it and embedders choose).
     """
     threads = _threads_per_search(ai_workers, threads)
     storage = Storage(db_url)
@@ -179,16 +202,23 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        service.people.watch(asyncio.get_running_loop())
         await run_in_threadpool(service.start)
         resumed = service.resume()
         if resumed:
             log.info("resumed %d unfinished games", resumed)
+        collector = QuietCollector() if quiet_gc else None
+        if collector is not None:
+            collector.start()
         yield
+        if collector is not None:
+            collector.stop()
         await run_in_threadpool(service.close)
         storage.close()
 
     app = FastAPI(title="outflank", version=__version__, lifespan=lifespan)
     app.add_middleware(_BodyLimit)
+    app.add_middleware(_CountPeople, people=service.people)
     app.state.service = service
     app.state.storage = storage
 
@@ -429,9 +459,11 @@ async def _receive(
                         422,
                         "a move message needs 'move': a square such as d3 (16 characters or less)",
                     )
-                await run_in_threadpool(service.play, game_id, seat, move)
+                with service.people.serving():
+                    await run_in_threadpool(service.play, game_id, seat, move)
             elif kind in ("undo", "redo"):
-                await run_in_threadpool(getattr(service, kind), game_id, seat)
+                with service.people.serving():
+                    await run_in_threadpool(getattr(service, kind), game_id, seat)
             else:
                 raise GameError(
                     400, f"unknown message type {_quote(kind)}: expected move, undo, redo, ping"

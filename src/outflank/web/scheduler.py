@@ -6,7 +6,9 @@ go first, in the order they asked; games of AI against AI (nobody waits on
 them) queue behind and take turns, one move each, and never hold more than
 ``workers - 1`` threads at once, so with two or more workers a thread is
 always left for people's games. A game is queued at most once: asking again
-while its move is being searched runs it once more afterwards.
+while its move is being searched runs it once more afterwards. ``pause``, if
+given, is called before each move (the service waits there for a lull in
+people's requests: :class:`outflank.web.priority.PeopleFirst`).
 """
 
 from __future__ import annotations
@@ -44,12 +46,20 @@ class AIScheduler:
     game's AI should move again (AI against AI), else ``None``.
     """
 
-    def __init__(self, workers: int, step: Step, *, name: str = "outflank-ai") -> None:
+    def __init__(
+        self,
+        workers: int,
+        step: Step,
+        *,
+        name: str = "outflank-ai",
+        pause: Callable[[], object] | None = None,
+    ) -> None:
         if workers < 1:
             raise ValueError("an AI scheduler needs at least one worker")
         self.workers = workers
         self.background_limit = max(1, workers - 1)
         self._step = step
+        self._pause = pause
         self._cond = threading.Condition()
         self._people: deque[str] = deque()
         self._background: deque[str] = deque()
@@ -138,6 +148,8 @@ class AIScheduler:
                 return
             game_id, background = taken
             try:
+                if self._pause is not None:
+                    self._pause()
                 follow = self._step(game_id)
             except Exception:  # never let a worker die silently
                 log.exception("AI move failed in game %s", game_id)

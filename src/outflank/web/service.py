@@ -33,6 +33,7 @@ from outflank.web.ai import EngineUnavailableError, Thinker, describe, engine_av
 from outflank.web.analysis import AnalysisQueue, Busy, Cancel, Cancelled, TimedOut
 from outflank.web.hub import Event, Hub
 from outflank.web.live import COLORS, LiveGame, Seat, color_name
+from outflank.web.priority import PeopleFirst
 from outflank.web.relay import PgRelay, RemoteEvent
 from outflank.web.scheduler import AIScheduler, Next
 from outflank.web.schemas import NewGame, PlayerSpec
@@ -88,7 +89,9 @@ class GameService:
     ``ai_delay`` (seconds) spaces the moves of two AIs playing each other so
     that a person can watch; one client may have ``ai_games_per_client``
     such games playing at once. ``cache`` games are kept in memory.
-    ``threads``: threads of each search (``None``: every core).
+    ``threads``: threads of each search (``None``: every core). Each AI move
+    waits for a lull in the requests ``people`` counts (default: a
+    :class:`PeopleFirst` with its default room and patience).
     """
 
     def __init__(
@@ -105,6 +108,7 @@ class GameService:
         ai_games_per_client: int = 3,
         cache: int = 4096,
         threads: int | None = None,
+        people: PeopleFirst | None = None,
     ) -> None:
         self.storage = storage
         self.hub = hub or Hub()
@@ -119,7 +123,9 @@ class GameService:
         self._evals: OrderedDict[tuple[int, int, int, str], float] = OrderedDict()
         self._evals_lock = threading.Lock()
         self._closed = False
-        self.scheduler = AIScheduler(workers, self._ai_step)
+        # people's requests are answered before the next AI move is made
+        self.people = people or PeopleFirst()
+        self.scheduler = AIScheduler(workers, self._ai_step, pause=self.people.wait_turn)
         # several processes on one database (PostgreSQL): events relayed
         # between them, AI moves claimed by one, owed moves swept up
         self.shared = storage.shared

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -79,6 +80,16 @@ class _Statements:
         self.insert = f"INSERT INTO moves ({columns}) VALUES ({', '.join([mark] * 9)})"
         if dialect.name == "postgresql":  # "by" is a keyword there
             self.insert = self.insert.replace(", by,", ', "by",')
+        self.new_game = (
+            "INSERT INTO games (id, created, updated, rules, start_obf, cursor, version, "
+            "status, result, client, ai_seats, ai_turn) "
+            f"VALUES ({', '.join([mark] * 12)})"
+        )
+        self.new_seat = (
+            f"INSERT INTO seats (game_id, color, secret, player) VALUES ({', '.join([mark] * 4)})"
+        )
+        player = SEATS.c.player.type.dialect_impl(dialect)
+        self.player = player.bind_processor(dialect) or (lambda value: value)
         self.version = f"SELECT version FROM games WHERE id = {mark}"
         self.claim = (
             f"UPDATE games SET ai_owner = {mark}, ai_lease = {mark} WHERE id = {mark} AND "
@@ -253,6 +264,10 @@ class GameStore:
     # ------------------------------------------------------------ writing
     def insert(self, game: LiveGame) -> None:
         """Store a new game (its rows), then cache it."""
+        if self._sql.usable:
+            self._insert_raw(game)
+            self.keep(game)
+            return
         with self.storage.writing(), self.storage.engine.begin() as connection:
             connection.execute(
                 insert(GAMES).values(
@@ -331,37 +346,16 @@ class GameStore:
                 )
         self.keep(game)
 
-    def _save_raw(
-        self, game: LiveGame, old_version: int, dropped_from: int | None, new_plies: int
-    ) -> None:
-        sql, now = self._sql, self._sql.time(datetime.now(UTC))
+    @contextlib.contextmanager
+    def _raw_transaction(self) -> Iterator[Any]:
+        """A driver cursor in one transaction on a pooled connection, under
+        the storage's write lock: committed at the end of the block, rolled
+        back if it raises."""
         with self.storage.writing():
             raw = self.storage.engine.raw_connection()
             try:
                 cursor = raw.cursor()
-                cursor.execute(
-                    sql.update,
-                    (
-                        game.cursor,
-                        game.version,
-                        game.status,
-                        game.result,
-                        sql.time(game.updated),
-                        game.ai_to_move(),
-                        game.id,
-                        old_version,
-                    ),
-                )
-                if cursor.rowcount != 1:
-                    raise Conflict(game.id)
-                if dropped_from is not None:
-                    cursor.execute(sql.delete, (game.id, dropped_from))
-                if new_plies:
-                    rows = [
-                        (game.id, p.ply, p.move, p.color, p.by, p.score, p.depth, p.seconds, now)
-                        for p in game.plies[-new_plies:]
-                    ]
-                    cursor.executemany(sql.insert, rows)
+                yield cursor
                 cursor.close()
                 raw.commit()
             except BaseException:
@@ -369,6 +363,64 @@ class GameStore:
                 raise
             finally:
                 raw.close()
+
+    def _move_rows(self, game: LiveGame, plies: list[Ply]) -> list[tuple[Any, ...]]:
+        now = self._sql.time(datetime.now(UTC))
+        return [
+            (game.id, p.ply, p.move, p.color, p.by, p.score, p.depth, p.seconds, now) for p in plies
+        ]
+
+    def _insert_raw(self, game: LiveGame) -> None:
+        sql = self._sql
+        with self._raw_transaction() as cursor:
+            cursor.execute(
+                sql.new_game,
+                (
+                    game.id,
+                    sql.time(game.created),
+                    sql.time(game.updated),
+                    game.rules,
+                    game.start_obf,
+                    game.cursor,
+                    game.version,
+                    game.status,
+                    game.result,
+                    game.client,
+                    game.ai_seats,
+                    game.ai_to_move(),
+                ),
+            )
+            cursor.executemany(
+                sql.new_seat,
+                [(game.id, s.color, s.secret, sql.player(s.player)) for s in game.seats.values()],
+            )
+            if game.plies:
+                cursor.executemany(sql.insert, self._move_rows(game, game.plies))
+
+    def _save_raw(
+        self, game: LiveGame, old_version: int, dropped_from: int | None, new_plies: int
+    ) -> None:
+        sql = self._sql
+        with self._raw_transaction() as cursor:
+            cursor.execute(
+                sql.update,
+                (
+                    game.cursor,
+                    game.version,
+                    game.status,
+                    game.result,
+                    sql.time(game.updated),
+                    game.ai_to_move(),
+                    game.id,
+                    old_version,
+                ),
+            )
+            if cursor.rowcount != 1:
+                raise Conflict(game.id)
+            if dropped_from is not None:
+                cursor.execute(sql.delete, (game.id, dropped_from))
+            if new_plies:
+                cursor.executemany(sql.insert, self._move_rows(game, game.plies[-new_plies:]))
 
     # ------------------------------------------------------------ AI claims
     def claim(self, game_id: str, version: int, owner: str, lease: float) -> bool:
