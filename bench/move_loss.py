@@ -19,13 +19,17 @@ search only (no exact endgame: ``endgame=0``), at a fixed --depth and/or
 move's exact score minus the chosen move's) and how often the best move
 was chosen. --weights NAME=FILE (repeatable) compares weight files of the
 ``default`` evaluator in the same run (each loaded into a core slot); the
-packaged weights are "packaged". A --time run depends on the machine's
+packaged weights are "packaged"; with two or more, a second table gives
+each one's paired difference from the first (mean over the positions of
+the difference of their losses, with its 95 % interval) and in how many
+positions their choices' losses differ. A --time run depends on the machine's
 load: run it under the exclusive lock.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import sys
 from pathlib import Path
@@ -84,14 +88,12 @@ def run(
     for e in entries:
         if len(e.scores) != len(e.board.legal_moves):
             raise OutflankError(f"{path}:{e.line}: not every move has a score")
-    slots = {"packaged": 0}
+    slots = {} if weights else {"packaged": 0}
     for i, (name, file) in enumerate(weights.items(), 1):
         if i > 3:
             raise OutflankError("at most 3 weight files")
         evalmodel.load_into(file, i)
         slots[name] = i
-    if weights:
-        slots.pop("packaged")
     limits = []
     if depth:
         limits.append((f"depth {depth}", {"depth": depth}))
@@ -99,16 +101,19 @@ def run(
         limits.append((f"{time:g} s", {"time": time}))
     # name, limit -> per empties: [positions, loss sum, best chosen]
     stats: dict[tuple[str, str], dict[int, list[float]]] = {}
+    losses: dict[tuple[str, str], list[float]] = {}  # per position, in file order
     try:
         for name, slot in slots.items():
             evalmodel.use(slot)
             for label, limit in limits:
                 engine = Engine(endgame=0, selective=selective, threads=1, **limit)
                 table = stats.setdefault((name, label), {})
+                mine = losses.setdefault((name, label), [])
                 for e in entries:
                     engine.clear()
                     move = engine.search(e.board).best_move
                     loss = e.best_score - e.scores[move]
+                    mine.append(loss)
                     row = table.setdefault(e.board.empties, [0, 0.0, 0])
                     row[0] += 1
                     row[1] += loss
@@ -133,7 +138,27 @@ def run(
             best = 100 * sum(r[2] for r in rows) / count
             cells.append(f"{loss:.2f} ({best:.0f} %)")
         out.append(f"| {'all' if em is None else em} | {count} | " + " | ".join(cells) + " |")
+    names = list(slots)
+    if len(names) > 1:
+        out += ["", "| limit | paired difference | mean loss difference (95 %) | choices differ |"]
+        out.append("|---|---|---:|---:|")
+        for _label, _ in limits:
+            for name in names[1:]:
+                mean, half, differ = paired(losses[(name, _label)], losses[(names[0], _label)])
+                out.append(
+                    f"| {_label} | {name} - {names[0]} | {mean:+.2f} +/- {half:.2f} | {differ} |"
+                )
     return "\n".join(out)
+
+
+def paired(a: list[float], b: list[float]) -> tuple[float, float, int]:
+    """Mean of the paired differences a - b, the half width of its 95 %
+    interval (normal approximation), and how many pairs differ."""
+    d = [x - y for x, y in zip(a, b, strict=True)]
+    n = len(d)
+    mean = sum(d) / n
+    var = sum((x - mean) ** 2 for x in d) / (n - 1) if n > 1 else 0.0
+    return mean, 1.96 * math.sqrt(var / n), sum(x != 0 for x in d)
 
 
 def main(argv: list[str] | None = None) -> int:

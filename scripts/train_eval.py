@@ -105,6 +105,10 @@ def main(argv: list[str] | None = None) -> int:
         "--keep-above", type=int, default=None, metavar="E",
         help="anchors with more than E empties keep the --prior weights (not fitted)",
     )  # fmt: skip
+    ap.add_argument(
+        "--keep-below", type=int, default=None, metavar="E",
+        help="anchors with fewer than E empties keep the --prior weights (not fitted)",
+    )  # fmt: skip
     ap.add_argument("--out", type=Path, default=WEIGHTS, help="weight file to write")
     ap.add_argument("--report", type=Path, default=None, help="also write the table here")
     ap.add_argument("--dry-run", action="store_true", help="fit and report, do not write")
@@ -117,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
             raise OutflankError("need --ridge >= 0, --smooth >= 0 and --max-iter >= 1")
         if args.keep_above is not None and args.prior is None:
             raise OutflankError("--keep-above needs --prior")
+        if args.keep_below is not None and args.prior is None:
+            raise OutflankError("--keep-below needs --prior")
         if not args.dry_run and not args.out.parent.is_dir():
             raise OutflankError(f"--out {args.out}: no folder {args.out.parent}")
         base = evalmodel.read(args.baseline) if args.baseline else None
@@ -136,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     result = evalfit.fit(
         data["player"], data["opponent"], data["label"] / 100, data["game"], masks, anchors,
         ridge=args.ridge, smooth=args.smooth, max_iter=args.max_iter, patience=args.patience,
-        prior=prior, keep_above=args.keep_above,
+        prior=prior, keep_above=args.keep_above, keep_below=args.keep_below,
     )  # fmt: skip
     print(
         f"fit: {result.iterations} iterations (best {result.best_iteration}), "

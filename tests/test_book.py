@@ -170,7 +170,14 @@ def test_merge_keeps_the_deeper_search(tiny: Book, tmp_path: Path) -> None:
     assert len(merged) == len(keys) > len(deeper)
     entry = merged.probe(Board.from_transcript("f5d6"))
     assert entry is not None and entry.depth == 5
-    assert merged.probe(Board.from_transcript("f5d6c3d3c4f4")).depth == 4
+    # a position only the shallower book has keeps its depth (which ones
+    # those are depends on the evaluator's values: look one up)
+    only_tiny = next(
+        board
+        for board in (Board.from_obf(line.split(";")[0]) for line in tiny.text_lines())
+        if deeper.probe(board) is None
+    )
+    assert merged.probe(only_tiny).depth == 4
     # merging a book with itself changes nothing
     assert list(Book.from_records(merge([tiny, tiny])).records()) == list(tiny.records())
 

@@ -133,10 +133,37 @@ def test_keep_above_fits_only_the_lower_anchors(data_dir: Path) -> None:
         evalfit.fit(*args, keep_above=8, max_iter=1, log=None)
 
 
+def test_keep_below_fits_only_the_upper_anchors(data_dir: Path) -> None:
+    """A midgame-only refit: the endgame anchors keep the prior exactly."""
+    data = evaldata.load([data_dir])
+    packaged = evalmodel.read(ROOT / "src" / "outflank" / "data" / "eval.bin.gz")
+    prior = evalmodel.WeightFile(
+        packaged.masks, packaged.anchors, packaged.patterns / 2, packaged.numeric / 2
+    )
+    anchors = list(range(0, 61, 4))
+    masks = list(packaged.masks)
+    args = (data["player"], data["opponent"], data["label"] / 100, data["game"], masks, anchors)
+    res = evalfit.fit(*args, prior=prior, keep_below=20, max_iter=30, log=None)
+    start = evalfit.prior_weights(prior, masks, anchors)
+    got = np.hstack([res.weights.patterns, res.weights.numeric])
+    kept = np.array(anchors) < 20
+    assert np.array_equal(got[kept], start[kept])
+    assert not np.allclose(got[~kept], start[~kept])
+    # both at once: only the band between them is fitted
+    res = evalfit.fit(*args, prior=prior, keep_below=20, keep_above=40, max_iter=30, log=None)
+    got = np.hstack([res.weights.patterns, res.weights.numeric])
+    kept = (np.array(anchors) < 20) | (np.array(anchors) > 40)
+    assert np.array_equal(got[kept], start[kept])
+    assert not np.allclose(got[~kept], start[~kept])
+    with pytest.raises(ValueError, match="prior"):
+        evalfit.fit(*args, keep_below=8, max_iter=1, log=None)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--keep-above", "20"], "--keep-above needs --prior"),
+        (["--keep-below", "20"], "--keep-below needs --prior"),
         (["--types", "legacy+nonsense"], "unknown pattern set or type"),
         (["--anchor-step", "0"], "--anchor-step"),
         (["--ridge", "-1"], "--ridge"),

@@ -245,6 +245,7 @@ def fit(
     patience: int = 5,
     prior: WeightFile | None = None,
     keep_above: int | None = None,
+    keep_below: int | None = None,
     log: Callable[[str], None] | None = print,
 ) -> FitResult:
     """Fit all anchors' weights jointly to ``label`` (discs) on the training
@@ -253,7 +254,9 @@ def fit(
     it shares) and the ridge pulls towards them rather than towards 0.
     ``keep_above`` (needs ``prior``): the anchors with more empties keep the
     prior's weights (interpolated at them) and only the others are fitted,
-    for data whose labels there are few or poor."""
+    for data whose labels there are few or poor; ``keep_below`` (needs
+    ``prior``) the same for the anchors with fewer empties (a midgame-only
+    refit that keeps the prior's endgame)."""
     from scipy.sparse.linalg import LinearOperator, cg
 
     start = time.time()
@@ -283,9 +286,15 @@ def fit(
         g[1:] += d
         return g.ravel()
 
-    if keep_above is not None and prior is None:
-        raise ValueError("keep_above needs prior weights")
-    kept = np.array([keep_above is not None and a > keep_above for a in anchors])
+    if (keep_above is not None or keep_below is not None) and prior is None:
+        raise ValueError("keep_above and keep_below need prior weights")
+    kept = np.array(
+        [
+            (keep_above is not None and a > keep_above)
+            or (keep_below is not None and a < keep_below)
+            for a in anchors
+        ]
+    )
     # per weight: the ridge, and a stiff one that holds the kept anchors at the prior
     ridge_v = np.repeat(np.where(kept, KEEP_RIDGE, ridge), width)
 
