@@ -72,6 +72,24 @@ def test_bad_settings_are_refused() -> None:
         PeopleFirst(patience=float("nan"))
 
 
+def test_the_async_wait_waits_for_the_room_and_no_longer_than_patience() -> None:
+    people = PeopleFirst(room=1, patience=0.3)
+
+    async def scenario() -> tuple[float, float]:
+        people.begin()
+        asyncio.get_running_loop().call_later(0.1, people.end)
+        started = time.monotonic()
+        await people.wait_turn_async()  # the request in progress ends after 0.1 s
+        freed = time.monotonic() - started
+        people.begin()  # this one never ends: patience
+        started = time.monotonic()
+        await people.wait_turn_async()
+        return freed, time.monotonic() - started
+
+    freed, patient = asyncio.run(scenario())
+    assert 0.09 < freed < 0.29 and patient >= 0.29
+
+
 @pytest.fixture
 def running_loop() -> Iterator[asyncio.AbstractEventLoop]:
     loop = asyncio.new_event_loop()
@@ -181,6 +199,25 @@ def test_the_app_counts_changes_not_reads(db_path: Path) -> None:
     # the move over the WebSocket counted too (the long polls of wait_for may
     # read while it is being answered)
     assert [count for kind, count in seen if kind == "play"] == [1, 1]
+
+
+def test_a_new_game_waits_for_the_requests_in_progress(db_path: Path) -> None:
+    app = create_app(str(db_path), ai_delay=0.0)
+    people = app.state.service.people
+    people.patience = 30
+    with TestClient(app) as client:
+        game_id, seats, _ = new_game(client)
+        for _ in range(people.room):
+            people.begin()  # as many people's requests in progress as there is room
+        thread, out = _in_thread(lambda: new_game(client))
+        thread.join(0.3)
+        assert thread.is_alive()  # the new game waits
+        assert move(client, game_id, seats["black"], "f5").status_code == 200  # a move does not
+        people.end()
+        thread.join(10)
+        assert not thread.is_alive() and out
+        for _ in range(people.room - 1):
+            people.end()
 
 
 def test_served_games_still_get_their_ai_moves(client: TestClient) -> None:

@@ -113,7 +113,8 @@ class _BodyLimit:
 class _CountPeople:
     """Count each request that changes a game (POST, PATCH) as a person's
     request in progress until its answer is sent: AI moves wait for a lull
-    in them (:class:`outflank.web.priority.PeopleFirst`)."""
+    in them, and so does a new game before it is made
+    (:class:`outflank.web.priority.PeopleFirst`)."""
 
     def __init__(self, app: Any, people: PeopleFirst) -> None:
         self.app = app
@@ -123,6 +124,8 @@ class _CountPeople:
         if scope["type"] != "http" or scope["method"] not in ("POST", "PATCH"):
             await self.app(scope, receive, send)
             return
+        if scope["path"] == "/api/games":  # a new game: started games' moves first
+            await self.people.wait_turn_async()
         with self.people.serving():
             await self.app(scope, receive, send)
 

@@ -10,6 +10,11 @@ server has spare time nothing waits; when it is saturated the queue forms
 among the AI moves, not among the people's requests. A request that has
 reached a busy server may not have been read by its event loop yet, so the
 worker first lets the loop run two rounds (:meth:`PeopleFirst.watch`).
+
+A new game waits the same way, on the event loop, before it is made
+(:meth:`PeopleFirst.wait_turn_async`): when many players arrive at once,
+the moves of the games already started go first, and the new games are let
+in a few at a time instead of all in the same moment.
 """
 
 from __future__ import annotations
@@ -62,6 +67,14 @@ class PeopleFirst:
             yield
         finally:
             self.end()
+
+    async def wait_turn_async(self) -> None:
+        """:meth:`wait_turn` for a coroutine on the event loop: wait (polling
+        every 2 ms) until fewer than ``room`` requests are in progress, at most
+        ``patience`` seconds."""
+        deadline = time.monotonic() + self.patience
+        while self._busy >= self.room and time.monotonic() < deadline:
+            await asyncio.sleep(0.002)
 
     def watch(self, loop: asyncio.AbstractEventLoop) -> None:
         """Serve the requests on ``loop``: :meth:`wait_turn` first lets it read
