@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -113,7 +114,17 @@ def test_a_prior_and_a_dry_run(data_dir: Path, tmp_path: Path) -> None:
     assert "start: validation RMSE" in proc.stdout and not out.exists()
 
 
-def test_keep_above_fits_only_the_lower_anchors(data_dir: Path) -> None:
+@pytest.mark.parametrize(
+    ("keep", "kept_at"),
+    [
+        ({"keep_above": 8}, lambda a: a > 8),  # an endgame-only refit
+        ({"keep_below": 20}, lambda a: a < 20),  # a midgame-only refit
+        ({"keep_below": 20, "keep_above": 40}, lambda a: (a < 20) | (a > 40)),  # the band
+    ],
+)
+def test_kept_anchors_keep_the_prior_exactly(
+    data_dir: Path, keep: dict[str, int], kept_at: Any
+) -> None:
     data = evaldata.load([data_dir])
     packaged = evalmodel.read(ROOT / "src" / "outflank" / "data" / "eval.bin.gz")
     # a prior the data improves on: the packaged weights halved
@@ -123,40 +134,14 @@ def test_keep_above_fits_only_the_lower_anchors(data_dir: Path) -> None:
     anchors = list(range(0, 61, 4))
     masks = list(packaged.masks)
     args = (data["player"], data["opponent"], data["label"] / 100, data["game"], masks, anchors)
-    res = evalfit.fit(*args, prior=prior, keep_above=8, max_iter=30, log=None)
+    res = evalfit.fit(*args, prior=prior, max_iter=30, log=None, **keep)
     start = evalfit.prior_weights(prior, masks, anchors)
     got = np.hstack([res.weights.patterns, res.weights.numeric])
-    kept = np.array(anchors) > 8
+    kept = kept_at(np.array(anchors))
     assert np.array_equal(got[kept], start[kept])  # exactly the prior's weights there
-    assert not np.allclose(got[~kept], start[~kept])  # fitted below
+    assert not np.allclose(got[~kept], start[~kept])  # fitted elsewhere
     with pytest.raises(ValueError, match="prior"):
-        evalfit.fit(*args, keep_above=8, max_iter=1, log=None)
-
-
-def test_keep_below_fits_only_the_upper_anchors(data_dir: Path) -> None:
-    """A midgame-only refit: the endgame anchors keep the prior exactly."""
-    data = evaldata.load([data_dir])
-    packaged = evalmodel.read(ROOT / "src" / "outflank" / "data" / "eval.bin.gz")
-    prior = evalmodel.WeightFile(
-        packaged.masks, packaged.anchors, packaged.patterns / 2, packaged.numeric / 2
-    )
-    anchors = list(range(0, 61, 4))
-    masks = list(packaged.masks)
-    args = (data["player"], data["opponent"], data["label"] / 100, data["game"], masks, anchors)
-    res = evalfit.fit(*args, prior=prior, keep_below=20, max_iter=30, log=None)
-    start = evalfit.prior_weights(prior, masks, anchors)
-    got = np.hstack([res.weights.patterns, res.weights.numeric])
-    kept = np.array(anchors) < 20
-    assert np.array_equal(got[kept], start[kept])
-    assert not np.allclose(got[~kept], start[~kept])
-    # both at once: only the band between them is fitted
-    res = evalfit.fit(*args, prior=prior, keep_below=20, keep_above=40, max_iter=30, log=None)
-    got = np.hstack([res.weights.patterns, res.weights.numeric])
-    kept = (np.array(anchors) < 20) | (np.array(anchors) > 40)
-    assert np.array_equal(got[kept], start[kept])
-    assert not np.allclose(got[~kept], start[~kept])
-    with pytest.raises(ValueError, match="prior"):
-        evalfit.fit(*args, keep_below=8, max_iter=1, log=None)
+        evalfit.fit(*args, max_iter=1, log=None, **keep)
 
 
 @pytest.mark.parametrize(
