@@ -47,6 +47,9 @@ class PeopleFirst:
         """How many people's requests are being served now."""
         return self._busy
 
+    def _has_room(self) -> bool:
+        return self._busy < self.room
+
     def begin(self) -> None:
         """A person's request starts (pair it with :meth:`end`)."""
         with self._cond:
@@ -56,7 +59,7 @@ class PeopleFirst:
         """A person's request has been answered."""
         with self._cond:
             self._busy -= 1
-            if self._busy < self.room:
+            if self._has_room():
                 self._cond.notify_all()
 
     @contextlib.contextmanager
@@ -73,7 +76,7 @@ class PeopleFirst:
         every 2 ms) until fewer than ``room`` requests are in progress, at most
         ``patience`` seconds."""
         deadline = time.monotonic() + self.patience
-        while self._busy >= self.room and time.monotonic() < deadline:
+        while not self._has_room() and time.monotonic() < deadline:
             await asyncio.sleep(0.002)
 
     def watch(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -100,5 +103,5 @@ class PeopleFirst:
         started = time.monotonic()
         self._loop_caught_up(self.patience)
         with self._cond:
-            self._cond.wait_for(lambda: self._busy < self.room, self.patience)
+            self._cond.wait_for(self._has_room, self.patience)
         return time.monotonic() - started
