@@ -32,6 +32,7 @@ import math
 import random
 import signal
 import sys
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -46,6 +47,7 @@ from outflank.board import BLACK, PASS, Board, Move
 from outflank.errors import OutflankError
 from outflank.threads import share
 
+_STOP = threading.Event()  # set by SIGINT or SIGTERM: end the match early
 LIMIT_KEYS = {"depth": int, "time": float, "nodes": int}
 DEFAULT_TT_MB = 16  # per engine; two engines per worker
 
@@ -375,14 +377,15 @@ def run_match(
     pending = iter(jobs)
     running: set[Future] = set()
     try:
-        while True:
+        while not _STOP.is_set():
             for job in pending:  # keep every worker busy, two games queued each
                 running.add(pool.submit(play_game, job))
                 if len(running) >= 2 * workers:
                     break
             if not running:
                 break
-            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            # a short timeout: the stop flag is looked at between waits
+            finished, running = wait(running, timeout=0.1, return_when=FIRST_COMPLETED)
             for future in finished:
                 _i, diff, ta, tb = future.result()
                 res.add(diff, ta, tb)
@@ -394,10 +397,9 @@ def run_match(
                         file=sys.stderr,
                         flush=True,
                     )
+        res.interrupted = _STOP.is_set()
     except BrokenProcessPool:  # killed, out of memory, a crash in the core
         raise OutflankError("a worker process died: its game is lost") from None
-    except KeyboardInterrupt:  # keep the finished games' results
-        res.interrupted = True
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
         for worker in active_children():  # do not wait for the games in play
@@ -409,7 +411,10 @@ def run_match(
 
 
 def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+    # Only a flag: an exception raised wherever the main thread happens to be
+    # (inside concurrent.futures, holding a future's lock) could leave the
+    # pool's manager thread blocked and the process unable to exit.
+    _STOP.set()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -431,9 +436,7 @@ def main(argv: list[str] | None = None) -> int:
     except OutflankError as exc:
         print(f"match.py: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # before the first game started
-        res = None
-    if res is None or res.games == 0:
+    if res.interrupted and res.games == 0:
         print("match.py: interrupted before any game was finished", file=sys.stderr)
         return 130
     print(table(args.a, args.b, res, res.seconds))  # type: ignore[attr-defined]
