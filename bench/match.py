@@ -32,7 +32,6 @@ import math
 import random
 import signal
 import sys
-import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -47,7 +46,7 @@ from outflank.board import BLACK, PASS, Board, Move
 from outflank.errors import OutflankError
 from outflank.threads import share
 
-_STOP = threading.Event()  # set by SIGINT or SIGTERM: end the match early
+_STOP = {"requested": False}  # by SIGINT or SIGTERM: end the match early
 LIMIT_KEYS = {"depth": int, "time": float, "nodes": int}
 DEFAULT_TT_MB = 16  # per engine; two engines per worker
 
@@ -377,7 +376,7 @@ def run_match(
     pending = iter(jobs)
     running: set[Future] = set()
     try:
-        while not _STOP.is_set():
+        while not _STOP["requested"]:
             for job in pending:  # keep every worker busy, two games queued each
                 running.add(pool.submit(play_game, job))
                 if len(running) >= 2 * workers:
@@ -397,13 +396,17 @@ def run_match(
                         file=sys.stderr,
                         flush=True,
                     )
-        res.interrupted = _STOP.is_set()
+        res.interrupted = _STOP["requested"]
     except BrokenProcessPool:  # killed, out of memory, a crash in the core
         raise OutflankError("a worker process died: its game is lost") from None
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
         for worker in active_children():  # do not wait for the games in play
             worker.terminate()
+        # the pool's manager thread sees its workers gone and ends: joined
+        # here, it cannot race the interpreter's exit (which wrote to the
+        # manager's closed wake-up pipe: "Exception ignored ... Bad file
+        # descriptor")
+        pool.shutdown(wait=True, cancel_futures=True)
     if not quiet:
         print(file=sys.stderr)
     res.seconds = time.perf_counter() - start  # type: ignore[attr-defined]
@@ -411,10 +414,12 @@ def run_match(
 
 
 def _interrupt(signum: int, frame: object) -> None:
-    # Only a flag: an exception raised wherever the main thread happens to be
-    # (inside concurrent.futures, holding a future's lock) could leave the
-    # pool's manager thread blocked and the process unable to exit.
-    _STOP.set()
+    # Only a flag, and a plain one. An exception raised wherever the main
+    # thread happens to be (inside concurrent.futures, holding a future's
+    # lock) could leave the pool's manager thread blocked and the process
+    # unable to exit; a threading.Event takes a lock, so a second signal
+    # arriving inside the first one's set() deadlocked.
+    _STOP["requested"] = True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -436,6 +441,10 @@ def main(argv: list[str] | None = None) -> int:
     except OutflankError as exc:
         print(f"match.py: error: {exc}", file=sys.stderr)
         return 2
+    # what is left is to print and exit: a signal now (a second Ctrl-C) is
+    # ignored; at exit Python would put back the default action, which kills
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, signal.SIG_IGN)
     if res.interrupted and res.games == 0:
         print("match.py: interrupted before any game was finished", file=sys.stderr)
         return 130
