@@ -12,9 +12,12 @@ same settings to go on where it stopped; --time-limit ends a run after that
 many seconds (the shards in progress finish), so a long job can run in
 chunks:
 
-    until python scripts/eval_data.py generate DIR --shards 2000 --time-limit 540; do sleep 5; done
+    while python scripts/eval_data.py generate DIR --shards 2000 --time-limit 540; [ $? = 3 ]
+    do sleep 5; done
 
-exits 0 when all shards exist, 3 when the time limit left some to make.
+exits 0 when all shards exist, 3 when the time limit left some to make, 2 on
+bad input, 130 when Ctrl-C or SIGTERM stopped it (the finished shards are
+kept; the ones in progress are made again by the next run).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from outflank import evaldata  # noqa: E402
 from outflank.errors import OutflankError  # noqa: E402
+from outflank.interrupt import EXIT_INTERRUPTED, StopSignals  # noqa: E402
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -54,12 +58,22 @@ def _generate(args: argparse.Namespace) -> int:
     def progress(made: int, todo: int, rows: int) -> None:
         print(f"  shard {made}/{todo} ({rows} positions), {time.time() - start:.0f} s", flush=True)
 
-    made = evaldata.generate(
-        args.folder, cfg, args.shards, workers=args.workers, backend=args.backend,
-        time_limit=args.time_limit, progress=None if args.quiet else progress,
-    )  # fmt: skip
-    left = args.shards - len(evaldata.done_shards(args.folder) & set(range(args.shards)))
-    print(f"made {made} shards in {time.time() - start:.0f} s; {left} left")
+    # Ctrl-C or SIGTERM: the shards in progress are abandoned, the finished
+    # ones stay on disk
+    with StopSignals() as stop:
+        made = evaldata.generate(
+            args.folder, cfg, args.shards, workers=args.workers, backend=args.backend,
+            time_limit=args.time_limit, progress=None if args.quiet else progress, stop=stop,
+        )  # fmt: skip
+        left = args.shards - len(evaldata.done_shards(args.folder) & set(range(args.shards)))
+        if stop.requested and left:
+            print(
+                f"interrupted: made {made} shards in {time.time() - start:.0f} s, {left} left;"
+                " run the same command to go on",
+                file=sys.stderr,
+            )
+            return EXIT_INTERRUPTED
+        print(f"made {made} shards in {time.time() - start:.0f} s; {left} left")
     return 0 if left == 0 else 3
 
 

@@ -37,6 +37,7 @@ search's best move, a1 = 0; -1 if none).
 from __future__ import annotations
 
 import concurrent.futures as futures
+import contextlib
 import json
 import os
 import random
@@ -51,6 +52,7 @@ import numpy as np
 from outflank import _core
 from outflank.cluster import ray_session
 from outflank.errors import OutflankError
+from outflank.interrupt import POLL_SECONDS, Stop, WorkerPool
 
 __all__ = [
     "COLUMNS",
@@ -313,10 +315,14 @@ def generate(
     backend: str = "local",
     time_limit: float | None = None,
     progress: Callable[[int, int, int], None] | None = None,
+    stop: Stop | None = None,
 ) -> int:
     """Make shards 0..shards-1 that ``folder`` lacks; returns how many were
     made in this call. With ``time_limit`` (seconds), no new shard starts
-    after that time (the ones running finish and are saved)."""
+    after that time (the ones running finish and are saved). A ``stop``
+    request (:class:`outflank.interrupt.StopSignals`: Ctrl-C) ends the call
+    at once: the finished shards are on disk, the ones in progress are
+    abandoned (a rerun makes them)."""
     cfg.check()
     if shards < 0 or workers < 1:
         raise OutflankError("need shards >= 0 and workers >= 1")
@@ -339,7 +345,7 @@ def generate(
             progress(made, len(todo), len(shard["label"]))
 
     run = _run_ray if backend == "ray" else _run_local
-    run(config, todo, workers, deadline, finished)
+    run(config, todo, workers, deadline, finished, stop if stop is not None else Stop())
     return made
 
 
@@ -349,17 +355,14 @@ def _run_local(
     workers: int,
     deadline: float | None,
     finished: Callable[[int, dict[str, Any]], None],
+    stop: Stop,
 ) -> None:
+    """The shards in ``workers`` worker processes (one worker too: a stop
+    then ends the shard in progress at once)."""
     pending = iter(todo)
-    if workers == 1:
-        for index in pending:
-            if deadline is not None and time.monotonic() > deadline:
-                break
-            finished(index, make_shard(config, index))
-        return
-    with futures.ProcessPoolExecutor(max_workers=workers) as pool:
+    with WorkerPool(workers, stop) as pool:
         running: dict[futures.Future, int] = {}
-        while True:
+        while not stop.requested:
             while len(running) < workers and (deadline is None or time.monotonic() < deadline):
                 index = next(pending, None)
                 if index is None:
@@ -367,8 +370,7 @@ def _run_local(
                 running[pool.submit(make_shard, config, index)] = index
             if not running:
                 break
-            done, _ = futures.wait(running, return_when=futures.FIRST_COMPLETED)
-            for fut in done:
+            for fut in pool.wait(running):
                 finished(running.pop(fut), fut.result())
 
 
@@ -378,6 +380,7 @@ def _run_ray(
     workers: int,
     deadline: float | None,
     finished: Callable[[int, dict[str, Any]], None],
+    stop: Stop,
 ) -> None:
     """Shards as Ray tasks (``workers`` is the number kept in flight per
     cluster CPU the driver sees, at least that many)."""
@@ -386,7 +389,7 @@ def _run_ray(
     in_flight = max(workers, int(ray.cluster_resources().get("CPU", 1)))
     pending = iter(todo)
     running: dict[Any, int] = {}
-    while True:
+    while not stop.requested:
         while len(running) < in_flight and (deadline is None or time.monotonic() < deadline):
             index = next(pending, None)
             if index is None:
@@ -394,9 +397,12 @@ def _run_ray(
             running[remote.remote(config, index)] = index
         if not running:
             break
-        ready, _ = ray.wait(list(running), num_returns=1)
+        ready, _ = ray.wait(list(running), num_returns=1, timeout=POLL_SECONDS)
         for ref in ready:
             finished(running.pop(ref), ray.get(ref))
+    for ref in running:  # after a stop: the shards in progress are abandoned
+        with contextlib.suppress(Exception):
+            ray.cancel(ref, force=True)
 
 
 # ------------------------------------------------------------- reading

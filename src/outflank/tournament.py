@@ -32,6 +32,7 @@ from outflank.board import Board
 from outflank.cluster import ray_session
 from outflank.errors import OutflankError
 from outflank.ggf import GameRecord
+from outflank.interrupt import POLL_SECONDS, Stop, WorkerPool
 from outflank.match import play_game
 from outflank.players import check_player_spec, make_player, player_label
 from outflank.threads import check_threads, share, threads_by_default
@@ -141,6 +142,8 @@ class TournamentResult:
     games: list[GameOutcome] = field(default_factory=list)
     standings: list[PlayerStanding] = field(default_factory=list)
     out_dir: Path | None = None
+    planned: int = 0  # games in the plan
+    interrupted: bool = False  # stopped (Ctrl-C) before every game was played
 
     def table(self) -> str:
         """The results as a Markdown table."""
@@ -346,25 +349,29 @@ def _forfeit_at_start(task: Task, side: int, reason: str, started: float) -> Gam
 
 
 def _run_local(
-    tasks: list[Task], workers: int, done: Callable[[GameOutcome], None]
+    tasks: list[Task], workers: int, done: Callable[[GameOutcome], None], stop: Stop
 ) -> list[GameOutcome]:
-    if workers <= 1:
-        results = []
-        for task in tasks:
-            results.append(play_task(task))
-            done(results[-1])
-        return results
+    """The games in ``workers`` worker processes (one worker too: a stop
+    then ends the game in play at once rather than when it is over)."""
     results = []
-    with futures.ProcessPoolExecutor(max_workers=workers) as pool:
-        pending = {pool.submit(play_task, t): t for t in tasks}
-        for fut in futures.as_completed(pending):
-            try:
-                outcome = fut.result()
-            except Exception as exc:  # a worker process died: record a void game
-                task = pending[fut]
-                outcome = _void(task, f"worker failed: {type(exc).__name__}: {exc}")
-            results.append(outcome)
-            done(outcome)
+    todo = iter(tasks)
+    with WorkerPool(workers, stop) as pool:
+        pending: dict[futures.Future[GameOutcome], Task] = {}
+        while not stop.requested:
+            for task in todo:  # keep each worker busy, a second game queued
+                pending[pool.submit(play_task, task)] = task
+                if len(pending) >= 2 * workers:
+                    break
+            if not pending:
+                break
+            for fut in pool.wait(pending):
+                task = pending.pop(fut)
+                try:
+                    outcome = fut.result()
+                except Exception as exc:  # a worker process died: record a void game
+                    outcome = _void(task, f"worker failed: {type(exc).__name__}: {exc}")
+                results.append(outcome)
+                done(outcome)
     return results
 
 
@@ -382,14 +389,16 @@ def _void(task: Task, reason: str) -> GameOutcome:
     )  # fmt: skip
 
 
-def _run_ray(tasks: list[Task], done: Callable[[GameOutcome], None]) -> list[GameOutcome]:
+def _run_ray(
+    tasks: list[Task], done: Callable[[GameOutcome], None], stop: Stop
+) -> list[GameOutcome]:
     ray = ray_session()
     remote = ray.remote(play_task)
     refs = {remote.remote(t): t for t in tasks}
     results = []
     pending = list(refs)
-    while pending:
-        ready, pending = ray.wait(pending, num_returns=1)
+    while pending and not stop.requested:
+        ready, pending = ray.wait(pending, num_returns=1, timeout=POLL_SECONDS)
         for ref in ready:
             try:
                 outcome = ray.get(ref)
@@ -397,6 +406,9 @@ def _run_ray(tasks: list[Task], done: Callable[[GameOutcome], None]) -> list[Gam
                 outcome = _void(refs[ref], f"ray task failed: {exc}")
             results.append(outcome)
             done(outcome)
+    for ref in pending:  # after a stop: the games in play are abandoned
+        with contextlib.suppress(Exception):
+            ray.cancel(ref, force=True)
     return results
 
 
@@ -581,6 +593,7 @@ def run_tournament(
     plot: bool = True,
     on_game: Callable[[GameOutcome, int, int], None] | None = None,
     threads: int | None = None,
+    stop: Stop | None = None,
 ) -> TournamentResult:
     """Plan, play and rate a tournament; save it if ``out_dir`` is given.
 
@@ -621,15 +634,17 @@ def run_tournament(
         if on_game is not None:
             on_game(outcome, finished, len(tasks))
 
+    stop = stop if stop is not None else Stop()
     if backend == "local":
-        games = _run_local(tasks, workers, done)
+        games = _run_local(tasks, workers, done, stop)
     elif backend == "ray":
-        games = _run_ray(tasks, done)
+        games = _run_ray(tasks, done, stop)
     else:
         raise OutflankError(f"unknown backend {backend!r} (local or ray)")
     games.sort(key=lambda g: g.number)
-    result = TournamentResult(list(players), games, standings(players, games))
-    if out_dir is not None:
+    result = TournamentResult(list(players), games, standings(players, games), planned=len(tasks))
+    result.interrupted = len(games) < len(tasks)
+    if out_dir is not None and games:
         result.out_dir = Path(out_dir)
         save_results(result, result.out_dir, plot=plot)
     return result

@@ -24,10 +24,8 @@ import heapq
 import inspect
 import json
 import os
-import signal
 import sqlite3
 import struct
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
@@ -39,6 +37,7 @@ from outflank.book.store import Book, BookError, RawRecord, child_key
 from outflank.book.symmetry import canonical, split_key
 from outflank.cluster import ray_session
 from outflank.errors import OutflankError
+from outflank.interrupt import POLL_SECONDS, Stop, WorkerPool
 
 __all__ = ["BuildDB", "BuildParams", "BuildStatus", "Builder", "evaluate_position"]
 
@@ -222,82 +221,51 @@ def evaluate_position(job: tuple[int, int, int, int]) -> tuple[int, RawRecord, f
     return key, record, seconds
 
 
-def _watch_parent() -> None:
-    """In a worker process: exit when the builder is gone (killed with -9,
-    its pool cannot tell us)."""
-    parent = os.getppid()
-
-    def watch() -> None:
-        while True:
-            time.sleep(0.5)
-            if os.getppid() != parent:
-                os._exit(0)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-def _init_worker() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the builder handles Ctrl-C
-    _watch_parent()
-
-
 class _Backend:
     """Where searches run: submit jobs, wait for any to finish."""
+
+    capacity = 1
 
     def submit(self, job: tuple[int, int, int, int]) -> Any:
         raise NotImplementedError
 
-    def wait(self, handles: set[Any]) -> tuple[list[tuple[int, RawRecord, float]], set[Any]]:
+    def wait(self, handles: set[Any]) -> list[tuple[Any, tuple[int, RawRecord, float]]]:
+        """The searches finished among ``handles`` (handle, result), at
+        least one unless a stop was requested."""
         raise NotImplementedError
 
     def close(self, pending: set[Any]) -> None:
         """Stop; the ``pending`` searches are abandoned."""
 
-    capacity = 1
-
-
-class _InProcess(_Backend):
-    """One worker: the searches run in the builder's own process."""
-
-    def submit(self, job: tuple[int, int, int, int]) -> Any:
-        return job
-
-    def wait(self, handles: set[Any]) -> tuple[list[tuple[int, RawRecord, float]], set[Any]]:
-        job = min(handles)  # any order gives the same book
-        return [evaluate_position(job)], handles - {job}
-
 
 class _Local(_Backend):
-    """Worker processes on this machine."""
+    """Worker processes on this machine (one worker: still a process of its
+    own, so that a stop does not wait for the search in flight)."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, stop: Stop) -> None:
         self.capacity = 2 * workers
-        self._pool = futures.ProcessPoolExecutor(workers, initializer=_init_worker)
+        self._pool = WorkerPool(workers, stop)
 
     def submit(self, job: tuple[int, int, int, int]) -> Any:
         return self._pool.submit(evaluate_position, job)
 
-    def wait(self, handles: set[Any]) -> tuple[list[tuple[int, RawRecord, float]], set[Any]]:
-        done, rest = futures.wait(handles, return_when=futures.FIRST_COMPLETED)
+    def wait(self, handles: set[Any]) -> list[tuple[Any, tuple[int, RawRecord, float]]]:
         try:
-            return [f.result() for f in done], set(rest)
+            return [(f, f.result()) for f in self._pool.wait(handles)]
         except futures.process.BrokenProcessPool:
             raise OutflankError("a book worker process died (killed, or out of memory)") from None
 
     def close(self, pending: set[Any]) -> None:
-        processes = list(getattr(self._pool, "_processes", {}).values())
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        for proc in processes:  # do not wait for the searches in flight
-            with contextlib.suppress(Exception):
-                proc.terminate()
+        self._pool.close(abandon=bool(pending) or self._pool.stop.requested)
 
 
 class _Ray(_Backend):
     """Searches as Ray tasks, on a Ray cluster (or a local one)."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, stop: Stop) -> None:
         ray = ray_session()
         self._ray = ray
+        self._stop = stop
         self._remote = ray.remote(num_cpus=1)(evaluate_position)
         cpus = int(ray.cluster_resources().get("CPU", workers))
         self.capacity = 2 * max(cpus, 1)
@@ -305,9 +273,11 @@ class _Ray(_Backend):
     def submit(self, job: tuple[int, int, int, int]) -> Any:
         return self._remote.remote(job)
 
-    def wait(self, handles: set[Any]) -> tuple[list[tuple[int, RawRecord, float]], set[Any]]:
-        ready, rest = self._ray.wait(list(handles), num_returns=1)
-        return [self._ray.get(ref) for ref in ready], set(rest)
+    def wait(self, handles: set[Any]) -> list[tuple[Any, tuple[int, RawRecord, float]]]:
+        ready: list[Any] = []
+        while not ready and not self._stop.requested:
+            ready, _ = self._ray.wait(list(handles), num_returns=1, timeout=POLL_SECONDS)
+        return [(ref, self._ray.get(ref)) for ref in ready]
 
     def close(self, pending: set[Any]) -> None:
         for ref in pending:
@@ -326,6 +296,7 @@ class BuildStatus:
     running: int
     elapsed: float  # seconds of this run
     complete: bool = False
+    interrupted: bool = False  # ended early by a stop request (Ctrl-C): run again to go on
 
     @property
     def rate(self) -> float:
@@ -455,31 +426,34 @@ class Builder:
 
     # -------------------------------------------------------------- running
     def run(
-        self, *, max_time: float | None = None, max_positions: int | None = None
+        self,
+        *,
+        max_time: float | None = None,
+        max_positions: int | None = None,
+        stop: Stop | None = None,
     ) -> BuildStatus:
         """Search until the book is complete, or until ``max_time`` seconds or
         ``max_positions`` searches (then the searches in flight finish and are
-        stored). Ctrl-C stops at once: the searches in flight are lost."""
+        stored). A ``stop`` request (:class:`outflank.interrupt.StopSignals`:
+        Ctrl-C) ends the run at once: the positions searched are stored, the
+        searches in flight are lost, and the status says ``interrupted``."""
         start = time.perf_counter()
+        stop = stop if stop is not None else Stop()
         searched = 0
-        backend: _Backend
-        if self.backend == "ray":
-            backend = _Ray(self.workers)
-        elif self.workers == 1:
-            backend = _InProcess()
-        else:
-            backend = _Local(self.workers)
+        backend: _Backend = (
+            _Ray(self.workers, stop) if self.backend == "ray" else _Local(self.workers, stop)
+        )
         handles: dict[Any, int] = {}
         params = self.params
 
         def status(complete: bool = False) -> BuildStatus:
             return BuildStatus(
                 len(self.records), searched, self.queued(), len(handles),
-                time.perf_counter() - start, complete,
+                time.perf_counter() - start, complete, stop.requested and not complete,
             )  # fmt: skip
 
         try:
-            while True:
+            while not stop.requested:
                 stopping = (max_time is not None and time.perf_counter() - start >= max_time) or (
                     max_positions is not None and searched + len(handles) >= max_positions
                 )
@@ -496,10 +470,8 @@ class Builder:
                     break
                 if self.on_progress is not None:
                     self.on_progress(status())
-                results, rest = backend.wait(set(handles))
-                for handle in set(handles) - rest:
+                for handle, (key, record, seconds) in backend.wait(set(handles)):
                     del handles[handle]
-                for key, record, seconds in results:
                     self.db.add(key, record, seconds)
                     self.records[key] = record
                     self._running.discard(key)
@@ -512,6 +484,10 @@ class Builder:
                         self._relax(work)
         finally:
             backend.close(set(handles))
+        for key in handles.values():  # abandoned: back in the queue
+            self._running.discard(key)
+            heapq.heappush(self._heap, self._entry(key, self.cost.get(key, 0)))
+        handles.clear()
         final = status(complete=not self._next_exists())
         if self.on_progress is not None:
             self.on_progress(final)

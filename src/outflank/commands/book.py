@@ -20,6 +20,7 @@ from outflank.book.build import (
 )
 from outflank.book.store import Book, BookError, merge
 from outflank.errors import OutflankError
+from outflank.interrupt import EXIT_INTERRUPTED, StopSignals
 
 NAME = "book"
 HELP = "build, extend, show, merge or export an opening book"
@@ -200,30 +201,36 @@ def _build(args: argparse.Namespace, extend: bool) -> int:
     if not extend and not args.db.exists() and roots and not args.roots:
         roots.insert(0, root_entry(Board(), 0))  # --line/--names add to the start
     db = start_build(args.db, given, extend=extend, roots=roots)
-    progress = _ProgressBar(args.quiet)
-    try:
-        with db:
-            builder = Builder(
-                db, workers=args.workers, backend=args.backend, tt_mb=args.tt_mb,
-                on_progress=progress,
-            )  # fmt: skip
-            status = builder.run(max_time=args.max_time, max_positions=args.max_positions)
-    except KeyboardInterrupt:
-        progress.stop()
-        print(
-            f"interrupted: the positions searched are saved in {args.db};"
-            " run the same command to go on",
-            file=sys.stderr,
-        )
-        return 130
-    progress.stop()
-    if status.complete:
-        print(f"complete: {status.done} positions in {args.db} ({status.searched} searched now)")
-    else:
-        print(
-            f"stopped: {status.done} positions in {args.db}, {status.queued} queued;"
-            " run the same command to go on"
-        )
+    # Ctrl-C or SIGTERM: the searches stop at once, the ones done are kept
+    with StopSignals() as stop:
+        progress = _ProgressBar(args.quiet)
+        try:
+            with db:
+                builder = Builder(
+                    db, workers=args.workers, backend=args.backend, tt_mb=args.tt_mb,
+                    on_progress=progress,
+                )  # fmt: skip
+                status = builder.run(
+                    max_time=args.max_time, max_positions=args.max_positions, stop=stop
+                )
+        finally:
+            progress.stop()
+        if status.interrupted:
+            print(
+                f"interrupted: {status.done} positions saved in {args.db}"
+                f" ({status.searched} searched now); run the same command to go on",
+                file=sys.stderr,
+            )
+            return EXIT_INTERRUPTED
+        if status.complete:
+            print(
+                f"complete: {status.done} positions in {args.db} ({status.searched} searched now)"
+            )
+        else:
+            print(
+                f"stopped: {status.done} positions in {args.db}, {status.queued} queued;"
+                " run the same command to go on"
+            )
     return 0
 
 

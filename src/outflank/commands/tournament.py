@@ -9,6 +9,7 @@ from pathlib import Path
 
 from outflank.commands.common import add_threads_option
 from outflank.errors import OutflankError
+from outflank.interrupt import EXIT_INTERRUPTED, StopSignals
 from outflank.players import player_specs_help
 from outflank.tournament import OPENINGS, XOT_DEFAULT, GameOutcome, run_tournament
 
@@ -110,29 +111,43 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(_line(outcome, done, total), file=sys.stderr, flush=True)
 
-    if progress is not None:
-        progress.start()
-    try:
-        result = run_tournament(
-            args.players,
-            gauntlet=args.gauntlet,
-            openings=openings,
-            rounds=args.rounds,
-            workers=args.workers,
-            backend=args.backend,
-            rules=args.rules,
-            out_dir=args.out,
-            plot=not args.no_plot,
-            on_game=on_game,
-            threads=args.threads,
-        )
-    finally:
+    # Ctrl-C or SIGTERM: the games in play are abandoned, the finished ones
+    # rated and saved as usual
+    with StopSignals() as stop:
         if progress is not None:
-            progress.stop()
-    print(result.table())
-    print()
-    print(result.crosstable())
-    print()
-    saved = ", ".join(p.name for p in sorted(args.out.iterdir()) if p.is_file())
-    print(f"{len(result.games)} games saved in {args.out}/ ({saved}, games/)")
+            progress.start()
+        try:
+            result = run_tournament(
+                args.players,
+                gauntlet=args.gauntlet,
+                openings=openings,
+                rounds=args.rounds,
+                workers=args.workers,
+                backend=args.backend,
+                rules=args.rules,
+                out_dir=args.out,
+                plot=not args.no_plot,
+                on_game=on_game,
+                threads=args.threads,
+                stop=stop,
+            )
+        finally:
+            if progress is not None:
+                progress.stop()
+        if result.interrupted and not result.games:
+            print("interrupted before any game was finished: nothing saved", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        print(result.table())
+        print()
+        print(result.crosstable())
+        print()
+        saved = ", ".join(p.name for p in sorted(args.out.iterdir()) if p.is_file())
+        print(f"{len(result.games)} games saved in {args.out}/ ({saved}, games/)")
+        if result.interrupted:
+            print(
+                f"interrupted after {len(result.games)} of {result.planned} games: the table"
+                f" and {args.out}/ hold the finished ones (a new run starts over)",
+                file=sys.stderr,
+            )
+            return EXIT_INTERRUPTED
     return 0
