@@ -30,13 +30,11 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import signal
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from multiprocessing import active_children
 from pathlib import Path
 
 # this checkout's package, not an installed one from another tree
@@ -44,9 +42,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from outflank.board import BLACK, PASS, Board, Move
 from outflank.errors import OutflankError
+from outflank.interrupt import EXIT_INTERRUPTED, Stop, StopSignals, WorkerPool
 from outflank.threads import share
 
-_STOP = {"requested": False}  # by SIGINT or SIGTERM: end the match early
 LIMIT_KEYS = {"depth": int, "time": float, "nodes": int}
 DEFAULT_TT_MB = 16  # per engine; two engines per worker
 
@@ -194,8 +192,6 @@ def _load_weights(key: str, spec: Spec) -> int:
 
 
 def _init_worker(spec_a: str, spec_b: str, threads: int | None = None) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # and terminate() ends the workers
     for key, text in (("a", spec_a), ("b", spec_b)):
         _SPECS[key] = parse_spec(text)
         _ENGINES[key] = make_engine(_SPECS[key], threads)
@@ -341,9 +337,17 @@ def table(spec_a: str, spec_b: str, res: Result, seconds: float) -> str:
 
 
 def run_match(
-    spec_a: str, spec_b: str, games: int, plies: int, workers: int, quiet: bool, skip: int = 0
+    spec_a: str,
+    spec_b: str,
+    games: int,
+    plies: int,
+    workers: int,
+    quiet: bool,
+    skip: int = 0,
+    stop: Stop | None = None,
 ) -> Result:
-    """Play the match and return A's results."""
+    """Play the match and return A's results; a ``stop`` request (Ctrl-C,
+    see ``main``) ends it early with the games finished so far."""
     if games < 2 or games % 2:
         raise OutflankError("--games must be an even number >= 2 (paired games)")
     if workers < 1:
@@ -367,59 +371,44 @@ def run_match(
     # concurrent.futures rather than multiprocessing.Pool: a worker killed
     # while it held one of Pool's queue locks left Pool.terminate() waiting
     # for that lock forever; the executor notices a dead worker and fails
-    # the games it had (BrokenProcessPool).
+    # the games it had (BrokenProcessPool). The WorkerPool stops waiting
+    # when a stop is requested and terminates the games in play.
     # the games played at once share the cores (a spec's threads= wins)
+    stop = stop if stop is not None else Stop()
     threads = share(workers)
-    pool = ProcessPoolExecutor(
-        workers, initializer=_init_worker, initargs=(spec_a, spec_b, threads)
-    )
     pending = iter(jobs)
     running: set[Future] = set()
     try:
-        while not _STOP["requested"]:
-            for job in pending:  # keep every worker busy, two games queued each
-                running.add(pool.submit(play_game, job))
-                if len(running) >= 2 * workers:
+        with WorkerPool(
+            workers, stop, initializer=_init_worker, initargs=(spec_a, spec_b, threads)
+        ) as pool:
+            while not stop.requested:
+                for job in pending:  # keep every worker busy, two games queued each
+                    running.add(pool.submit(play_game, job))
+                    if len(running) >= 2 * workers:
+                        break
+                if not running:
                     break
-            if not running:
-                break
-            # a short timeout: the stop flag is looked at between waits
-            finished, running = wait(running, timeout=0.1, return_when=FIRST_COMPLETED)
-            for future in finished:
-                _i, diff, ta, tb = future.result()
-                res.add(diff, ta, tb)
-                if not quiet:
-                    print(
-                        f"\r{res.games}/{games} games  A {res.wins}-{res.draws}-{res.losses}"
-                        f"  score {100 * res.score:.1f} %",
-                        end="",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-        res.interrupted = _STOP["requested"]
+                finished = pool.wait(running)
+                running -= finished
+                for future in finished:
+                    _i, diff, ta, tb = future.result()
+                    res.add(diff, ta, tb)
+                    if not quiet:
+                        print(
+                            f"\r{res.games}/{games} games  A {res.wins}-{res.draws}-{res.losses}"
+                            f"  score {100 * res.score:.1f} %",
+                            end="",
+                            file=sys.stderr,
+                            flush=True,
+                        )
     except BrokenProcessPool:  # killed, out of memory, a crash in the core
         raise OutflankError("a worker process died: its game is lost") from None
-    finally:
-        for worker in active_children():  # do not wait for the games in play
-            worker.terminate()
-        # the pool's manager thread sees its workers gone and ends: joined
-        # here, it cannot race the interpreter's exit (which wrote to the
-        # manager's closed wake-up pipe: "Exception ignored ... Bad file
-        # descriptor")
-        pool.shutdown(wait=True, cancel_futures=True)
+    res.interrupted = stop.requested and res.games < games
     if not quiet:
         print(file=sys.stderr)
     res.seconds = time.perf_counter() - start  # type: ignore[attr-defined]
     return res
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    # Only a flag, and a plain one. An exception raised wherever the main
-    # thread happens to be (inside concurrent.futures, holding a future's
-    # lock) could leave the pool's manager thread blocked and the process
-    # unable to exit; a threading.Event takes a lock, so a second signal
-    # arriving inside the first one's set() deadlocked.
-    _STOP["requested"] = True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -434,22 +423,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="no progress line")
     ap.add_argument("--skip", type=int, default=0, help="leave out the first N openings")
     args = ap.parse_args(argv)
-    signal.signal(signal.SIGTERM, _interrupt)  # like Ctrl-C: stop, print what was played
-    signal.signal(signal.SIGINT, _interrupt)  # even where a background job ignores it
-    try:
-        res = run_match(args.a, args.b, args.games, args.plies, args.workers, args.quiet, args.skip)
-    except OutflankError as exc:
-        print(f"match.py: error: {exc}", file=sys.stderr)
-        return 2
-    # what is left is to print and exit: a signal now (a second Ctrl-C) is
-    # ignored; at exit Python would put back the default action, which kills
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, signal.SIG_IGN)
-    if res.interrupted and res.games == 0:
-        print("match.py: interrupted before any game was finished", file=sys.stderr)
-        return 130
-    print(table(args.a, args.b, res, res.seconds))  # type: ignore[attr-defined]
-    return 130 if res.interrupted else 0
+    # Ctrl-C (SIGINT) or SIGTERM only asks the match to stop: it prints the
+    # games played; further signals are ignored while it does
+    with StopSignals() as stop:
+        try:
+            res = run_match(
+                args.a, args.b, args.games, args.plies, args.workers, args.quiet, args.skip, stop
+            )
+        except OutflankError as exc:
+            print(f"match.py: error: {exc}", file=sys.stderr)
+            return 2
+        if res.interrupted and res.games == 0:
+            print("match.py: interrupted before any game was finished", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        print(table(args.a, args.b, res, res.seconds))  # type: ignore[attr-defined]
+    return EXIT_INTERRUPTED if res.interrupted else 0
 
 
 if __name__ == "__main__":

@@ -6,10 +6,12 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -106,3 +108,94 @@ def stop_during(
     thread.join(wait)
     assert not thread.is_alive()
     return box["result"], box["end"] - asked
+
+
+@dataclass
+class Interrupted:
+    """How a command ended after :func:`interrupt_command` signalled it."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    leftovers: bool  # processes of its group still alive after it exited
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def interrupt_command(
+    args: list[str],
+    ready: Callable[[str], bool],
+    sig: int,
+    repeats: int = 1,
+    *,
+    group: bool = False,
+    start_timeout: float = 60.0,
+    exit_timeout: float = 30.0,
+) -> Interrupted:
+    """Run a command (cli_env, default Ctrl-C, a session of its own), wait
+    until ``ready(stderr so far)`` says it has finished some work, then send
+    ``sig`` ``repeats`` times 2 ms apart: to the whole process group with
+    ``group`` (a terminal's Ctrl-C reaches the workers too), else to the
+    command only (``kill PID``). Fails if it ends before it is ready or does
+    not exit within ``exit_timeout`` seconds of the first signal (a hang)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out_path, err_path = Path(tmp, "out"), Path(tmp, "err")
+        with out_path.open("w") as out, err_path.open("w") as err:
+            proc = subprocess.Popen(
+                args, stdout=out, stderr=err, env=cli_env(), preexec_fn=_default_ctrl_c,
+                start_new_session=True,
+            )  # fmt: skip
+        try:
+            deadline = time.monotonic() + start_timeout
+            while not ready(err_path.read_text()):
+                assert proc.poll() is None, f"ended before the signal: {err_path.read_text()}"
+                assert time.monotonic() < deadline, "no work finished in time"
+                time.sleep(0.02)
+            for _ in range(repeats):  # an impatient user: signals during the clean-up
+                if group:
+                    os.killpg(proc.pid, sig)
+                else:
+                    proc.send_signal(sig)
+                time.sleep(0.002)
+            try:
+                proc.wait(timeout=exit_timeout)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"running {exit_timeout} s after the signal: {err_path.read_text()}")
+            deadline = time.monotonic() + 2.0  # zombies of exited workers being reaped
+            while _group_alive(proc.pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            left = _group_alive(proc.pid)
+            return Interrupted(proc.returncode, out_path.read_text(), err_path.read_text(), left)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            if _group_alive(proc.pid):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def assert_clean_interrupt(result: Interrupted) -> None:
+    """Exit 130, no traceback or ignored exception, no process left behind,
+    and the last line on stderr says it was interrupted."""
+    err = result.stderr
+    assert result.returncode == 130, (result.returncode, err)
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert not result.leftovers, "worker processes outlived the command"
+    assert "interrupted" in err.strip().splitlines()[-1], err
+
+
+#: (signal, to the whole process group, how many): a terminal's Ctrl-C
+#: reaches the command and its workers; ``kill PID`` the command only; an
+#: impatient user sends ten, into the clean-up.
+INTERRUPTIONS = [
+    pytest.param(signal.SIGINT, True, 1, id="ctrl-c"),
+    pytest.param(signal.SIGINT, True, 10, id="ctrl-c-x10"),
+    pytest.param(signal.SIGTERM, False, 1, id="sigterm"),
+    pytest.param(signal.SIGTERM, False, 10, id="sigterm-x10"),
+]

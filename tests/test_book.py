@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import cli_env
+from conftest import INTERRUPTIONS, assert_clean_interrupt, cli_env, interrupt_command
 from outflank import Board
 from outflank.book import Book, BookError, merge
 from outflank.book.build import BuildDB, Builder, start_build
@@ -382,3 +382,39 @@ def test_cli_roots_and_lines(tmp_path: Path) -> None:
         board.push(move)
         assert board in book
     assert Board() in book  # and the start, as the main root
+
+
+@pytest.mark.parametrize(
+    ("sig", "group", "repeats", "workers"),
+    [
+        *(pytest.param(*p.values, 2, id=p.id) for p in INTERRUPTIONS),
+        pytest.param(signal.SIGINT, True, 1, 1, id="ctrl-c-one-worker"),
+        pytest.param(signal.SIGTERM, True, 10, 2, id="sigterm-to-the-workers-too"),
+    ],
+)
+def test_ctrl_c_or_sigterm_keeps_the_searched_positions(
+    tmp_path: Path, sig: int, group: bool, repeats: int, workers: int
+) -> None:
+    """Stopped by signals: exit 130 at once, one line, no traceback, no
+    worker left; the positions searched are in the database and a rerun
+    goes on from them. (A KeyboardInterrupt raised inside
+    concurrent.futures.wait could hang the exit; ten SIGINTs gave a
+    traceback and exit -2; SIGTERM killed the builder and left its workers.)"""
+    path = tmp_path / "i.db"
+    cmd = [
+        sys.executable, "-m", "outflank", "book", "build", str(path),
+        "--depth", "12", "--window", "4", "--plies", "12", "--quiet",
+    ]  # fmt: skip
+    result = interrupt_command(
+        [*cmd, "--workers", str(workers)], lambda _: _count(path) >= 3, sig, repeats, group=group
+    )
+    assert_clean_interrupt(result)
+    stored = _count(path)
+    assert f"interrupted: {stored} positions saved in {path}" in result.stderr
+    assert stored >= 3 and len(Book.load(path)) == stored
+    again = subprocess.run(
+        [*cmd, "--workers", "1", "--max-positions", "2"],
+        env=cli_env(), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert again.returncode == 0 and again.stdout.startswith("stopped:"), again.stderr
+    assert _count(path) == stored + 2

@@ -13,6 +13,11 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
+from conftest import (  # noqa: E402
+    INTERRUPTIONS,
+    assert_clean_interrupt,
+    interrupt_command,
+)
 from outflank import _core, evaldata  # noqa: E402
 from outflank.errors import OutflankError  # noqa: E402
 
@@ -176,3 +181,36 @@ def test_the_ray_backend_without_ray_is_a_clear_error(tmp_path: Path) -> None:
         assert made == 2
         a, b = evaldata.load([tmp_path / "r"]), evaldata.load([tmp_path / "l"])
         assert all((a[name] == b[name]).all() for name in evaldata.COLUMNS)
+
+
+@pytest.mark.parametrize(("sig", "group", "repeats"), INTERRUPTIONS)
+def test_ctrl_c_or_sigterm_keeps_the_finished_shards(
+    tmp_path: Path, sig: int, group: bool, repeats: int
+) -> None:
+    """Stopped by signals: the shards in progress are abandoned, the
+    finished ones stay on disk, whole and loadable, exit 130, one line, no
+    worker left; a rerun makes the rest. (Before: a KeyboardInterrupt
+    traceback, and a hang with ten SIGINTs or a SIGTERM.)"""
+    folder = tmp_path / "d"
+    settings = [
+        "--games-per-shard", "1", "--depths", "2", "--depth", "6", "--exact", "12",
+        "--probable", "14", "--quiet",
+    ]  # fmt: skip
+    cmd = [sys.executable, str(ROOT / "scripts" / "eval_data.py"), "generate", str(folder)]
+
+    def ready(_: str) -> bool:
+        return len(evaldata.done_shards(folder)) >= 2
+
+    result = interrupt_command(
+        [*cmd, "--shards", "1000", *settings, "--workers", "2"], ready, sig, repeats, group=group
+    )
+    assert_clean_interrupt(result)
+    done = evaldata.done_shards(folder)
+    assert f"interrupted: made {len(done)} shards" in result.stderr
+    assert 2 <= len(done) < 1000 and not list(folder.glob("*.tmp.npz"))
+    data = evaldata.load([folder])
+    assert sorted(set(data["game"].tolist())) == sorted(done)  # one game a shard
+    shards = max(done) + 2  # the rest, holes included
+    again = _script("generate", str(folder), "--shards", str(shards), *settings)
+    assert again.returncode == 0, again.stderr
+    assert evaldata.done_shards(folder) == set(range(shards))

@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import match
 from outflank.board import Board
 from outflank.errors import OutflankError
+from outflank.interrupt import Stop
 
 
 def match_cmd(args: str) -> list[str]:
@@ -194,9 +195,10 @@ def test_interrupted_match_prints_the_games_played(sig: signal.Signals, repeats:
     Once, in CI, it printed its table and then hung at exit: the handler
     raised KeyboardInterrupt inside concurrent.futures.wait() while it held
     some of the futures' locks, and the pool's manager thread then waited for
-    one of them forever. The handler now only sets a plain flag (see the next
-    test); repeated signals used to raise again inside the clean-up (and with
-    a threading.Event as the flag, deadlocked inside its set())."""
+    one of them forever. The handler now only sets a plain flag
+    (outflank.interrupt, tests/test_interrupt.py); repeated signals used to
+    raise again inside the clean-up (and with a threading.Event as the flag,
+    deadlocked inside its set())."""
     with running(
         match_cmd("--a default:depth=3 --b heuristic:depth=3 --games 100000 --workers 1")
     ) as proc:
@@ -219,16 +221,13 @@ def test_interrupted_match_prints_the_games_played(sig: signal.Signals, repeats:
     assert wins + draws + losses == played
 
 
-def test_the_signal_handler_only_sets_the_stop_flag() -> None:
-    """Raising from the handler could land anywhere in the main thread,
-    inside a library's critical section included; the loop polls the flag."""
-    try:
-        match._interrupt(signal.SIGTERM, None)
-        match._interrupt(signal.SIGTERM, None)  # again, as from inside the first
-        assert match._STOP["requested"]
-        res = match.run_match("heuristic:depth=1", "default:depth=1", 4, 4, 1, True)
-    finally:
-        match._STOP["requested"] = False
+def test_a_stop_request_ends_the_match_before_its_first_game() -> None:
+    """The loop looks at the stop flag (set by the signal handler, which
+    does nothing else: see tests/test_interrupt.py) before it starts a game."""
+    stop = Stop()
+    stop.request(signal.SIGTERM)
+    stop.request(signal.SIGTERM)  # again, as from inside the first
+    res = match.run_match("heuristic:depth=1", "default:depth=1", 4, 4, 1, True, stop=stop)
     assert res.interrupted and res.games == 0
 
 

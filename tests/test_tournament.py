@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import cli_env
+from conftest import INTERRUPTIONS, assert_clean_interrupt, cli_env, interrupt_command
 from outflank.board import Board
 from outflank.errors import OutflankError
 from outflank.ggf import read_ggf_file
@@ -247,3 +248,36 @@ def test_replay_follows_a_reversi_record_to_its_early_end(tmp_path: Path) -> Non
     )  # fmt: skip
     assert replay.returncode == 0, replay.stderr
     assert "final: " in replay.stdout
+
+
+def _progress_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("[")]
+
+
+@pytest.mark.parametrize(("sig", "group", "repeats"), INTERRUPTIONS)
+def test_ctrl_c_or_sigterm_saves_the_finished_games(
+    tmp_path: Path, sig: int, group: bool, repeats: int
+) -> None:
+    """Stopped by signals: the games in play are abandoned, the finished
+    ones printed as the table and saved as usual, exit 130, one line, no
+    worker left. (Before: nothing saved; ten SIGINTs or a SIGTERM hung,
+    orphaned workers playing on.)"""
+    out = tmp_path / "t"
+    cmd = [
+        sys.executable, "-m", "outflank", "tournament", "engine:depth=6",
+        "engine:depth=5,evaluator=heuristic", "--openings", "xot:100", "--workers", "2",
+        "--threads", "1", "--no-plot", "--out", str(out),
+    ]  # fmt: skip
+    result = interrupt_command(
+        cmd, lambda err: len(_progress_lines(err)) >= 2, sig, repeats, group=group
+    )
+    assert_clean_interrupt(result)
+    finished = len(_progress_lines(result.stderr))
+    assert 2 <= finished < 200
+    assert f"interrupted after {finished} of 200 games" in result.stderr
+    assert f"{finished} games saved in {out}/" in result.stdout
+    assert result.stdout.startswith("| # | player |")
+    games = json.loads((out / "results.json").read_text())["games"]
+    records = read_ggf_file(out / "games.ggf")
+    assert len(games) == len(records) == len(list((out / "games").glob("*.ggf"))) == finished
+    assert all(r.board().is_game_over() for r in records)

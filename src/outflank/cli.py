@@ -48,7 +48,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    parser = build_parser()
+    try:
+        parser = build_parser()  # imports every command: a moment for a Ctrl-C
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     args = parser.parse_args(argv)
     if getattr(args, "_run", None) is None:
         parser.print_help()
