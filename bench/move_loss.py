@@ -3,6 +3,8 @@
     python bench/move_loss.py make [--count 200] [--min 18] [--max 22] [--seed 40] --out FILE
     python bench/move_loss.py run [--file bench/data/move_loss.obf] [--depth 6] [--time 0.2]
                                   [--weights NAME=FILE ...]
+    python bench/move_loss.py pair --weights A=FILE --weights B=FILE [--count 1000]
+                                   [--min 18] [--max 22] [--seed 100] [--depth 6] [--cache FILE]
 
 ``make`` plays self-play games (random moves to 52 empties, then the
 ``default`` evaluator's depth-4 choice with a random move 15 % of the time)
@@ -24,11 +26,22 @@ each one's paired difference from the first (mean over the positions of
 the difference of their losses, with its 95 % interval) and in how many
 positions their choices' losses differ. A --time run depends on the machine's
 load: run it under the exclusive lock.
+
+``pair`` measures only the paired difference of two weight files, on many
+more positions for the same solving time: it makes positions as ``make``
+does, lets each file choose a move at --depth, and solves exactly only the
+moves chosen where the two choices differ (where they agree the difference
+is 0, whatever the loss). It prints the mean difference B - A of the chosen
+moves' exact scores' shortfall (negative: B loses fewer discs), its 95 %
+interval, and in how many positions B's choice was better and worse.
+--cache FILE keeps the exact scores solved (JSON; reused by later runs on
+the same positions, e.g. with a third file).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
 import sys
@@ -37,7 +50,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from outflank import Board, evalmodel  # noqa: E402
+from outflank import Board, Move, evalmodel  # noqa: E402
 from outflank.engine import Engine  # noqa: E402
 from outflank.errors import OutflankError  # noqa: E402
 from outflank.obf import read_obf_file  # noqa: E402
@@ -151,6 +164,69 @@ def run(
     return "\n".join(out)
 
 
+def positions(count: int, lo: int, hi: int, seed: int) -> list[Board]:
+    """``count`` positions as ``make`` finds them (not solved)."""
+    rng = random.Random(seed)
+    player = Engine(depth=4, endgame=0, threads=1)
+    found: list[Board] = []
+    while len(found) < count:
+        board = _position(rng, player, rng.randint(lo, hi))
+        if board is not None:
+            found.append(board)
+    return found
+
+
+def move_score(solver: Engine, board: Board, move: Move) -> int:
+    """The exact final disc difference after ``move``, from the mover's view."""
+    child = board.copy(stack=False)
+    child.push(move)
+    solver.clear()
+    result = solver.solve(child)
+    if not result.exact:
+        raise OutflankError(f"{board.obf()} {move}: not solved")
+    return -int(result.score)
+
+
+def pair(
+    boards: list[Board], weights: dict[str, Path], depth: int, cache: dict[str, dict[str, int]]
+) -> tuple[list[float], int, int]:
+    """Per position, B's loss minus A's (0 where they choose the same move),
+    and how many positions B chose better and worse. ``cache`` maps a board's
+    OBF text to the exact scores of its moves solved so far (it grows)."""
+    if len(weights) != 2:
+        raise OutflankError("pair wants exactly two --weights")
+    choices: list[list[Move]] = []
+    try:
+        for slot, file in enumerate(weights.values(), 1):
+            evalmodel.load_into(file, slot)
+            evalmodel.use(slot)
+            engine = Engine(depth=depth, endgame=0, threads=1)
+            mine = []
+            for board in boards:
+                engine.clear()
+                mine.append(engine.search(board).best_move)
+            choices.append(mine)
+    finally:
+        evalmodel.use(0)
+    solver = Engine(endgame=60, threads=1)
+    differences: list[float] = []
+    better = worse = 0
+    for i, (board, a, b) in enumerate(zip(boards, *choices, strict=True)):
+        if a == b:
+            differences.append(0.0)
+            continue
+        known = cache.setdefault(board.obf(), {})
+        for move in (a, b):
+            if str(move) not in known:
+                known[str(move)] = move_score(solver, board, move)
+        diff = known[str(a)] - known[str(b)]  # B's loss minus A's
+        differences.append(float(diff))
+        better += diff < 0
+        worse += diff > 0
+        print(f"  {i + 1}/{len(boards)}: {a} {b} {diff:+d}", file=sys.stderr, flush=True)
+    return differences, better, worse
+
+
 def paired(a: list[float], b: list[float]) -> tuple[float, float, int]:
     """Mean of the paired differences a - b, the half width of its 95 %
     interval (normal approximation), and how many pairs differ."""
@@ -159,6 +235,35 @@ def paired(a: list[float], b: list[float]) -> tuple[float, float, int]:
     mean = sum(d) / n
     var = sum((x - mean) ** 2 for x in d) / (n - 1) if n > 1 else 0.0
     return mean, 1.96 * math.sqrt(var / n), sum(x != 0 for x in d)
+
+
+def pair_table(args: argparse.Namespace, weights: dict[str, Path]) -> str:
+    """Run ``pair`` for the parsed arguments; its table."""
+    if not 1 <= args.min <= args.max <= 30 or args.count < 2 or args.depth < 1:
+        raise OutflankError("need 1 <= --min <= --max <= 30, --count >= 2 and --depth >= 1")
+    cache: dict[str, dict[str, int]] = {}
+    if args.cache and args.cache.exists():
+        try:
+            cache = json.loads(args.cache.read_text())
+        except ValueError as exc:
+            raise OutflankError(f"{args.cache}: not a cache this script wrote ({exc})") from exc
+    boards = positions(args.count, args.min, args.max, args.seed)
+    try:
+        diffs, better, worse = pair(boards, weights, args.depth, cache)
+    finally:
+        if args.cache:
+            args.cache.write_text(json.dumps(cache))
+    mean, half, differ = paired(diffs, [0.0] * len(diffs))
+    a, b = weights
+    return "\n".join(
+        [
+            f"| positions | depth | choices differ | {b} better | {b} worse "
+            f"| mean loss {b} - {a} (95 %) |",
+            "|---:|---:|---:|---:|---:|---:|",
+            f"| {len(diffs)} | {args.depth} | {differ} | {better} | {worse} "
+            f"| {mean:+.3f} +/- {half:.3f} |",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -178,6 +283,14 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--time", type=float, default=None, help="seconds per move")
     r.add_argument("--selective", type=float, default=0.0)
     r.add_argument("--weights", action="append", default=[], metavar="NAME=FILE")
+    p = sub.add_parser("pair", help="paired loss difference of two weight files")
+    p.add_argument("--count", type=int, default=1000)
+    p.add_argument("--min", type=int, default=18)
+    p.add_argument("--max", type=int, default=22)
+    p.add_argument("--seed", type=int, default=100)
+    p.add_argument("--depth", type=int, default=6)
+    p.add_argument("--weights", action="append", default=[], metavar="NAME=FILE")
+    p.add_argument("--cache", type=Path, default=None, help="JSON file of solved scores")
     args = ap.parse_args(argv)
     try:
         if args.command == "make":
@@ -192,6 +305,9 @@ def main(argv: list[str] | None = None) -> int:
             if not sep or not name or not file:
                 raise OutflankError(f"--weights wants NAME=FILE, not {spec!r}")
             weights[name] = Path(file)
+        if args.command == "pair":
+            print(pair_table(args, weights))
+            return 0
         if not args.depth and not args.time:
             raise OutflankError("give --depth or --time (or both)")
         print(run(args.file, weights, args.depth or None, args.time, args.selective))

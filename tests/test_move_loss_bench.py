@@ -32,3 +32,44 @@ def test_run_compares_weight_files_paired(tmp_path: Path) -> None:
     assert "packaged, depth 2" in table and "b, depth 2" in table  # a file may be "packaged"
     # the same weights twice: the same choices, no difference
     assert "| depth 2 | b - packaged | +0.00 +/- 0.00 | 0 |" in table
+
+
+def test_move_score_is_the_exact_score_of_the_move() -> None:
+    bench = _bench()
+    from outflank.engine import Engine
+
+    solver = Engine(endgame=60, threads=1)
+    for board in bench.positions(4, 8, 11, 3):
+        for scored in solver.analyze(board, depth=60):
+            assert bench.move_score(solver, board, scored.move) == scored.score
+
+
+def test_pair_solves_only_differing_choices(tmp_path: Path) -> None:
+    bench = _bench()
+    from outflank import evalmodel
+    from outflank.engine import Engine
+
+    # a deliberately poor evaluator: the packaged weights with their signs turned
+    poor = evalmodel.read(WEIGHTS)
+    poor.patterns = -poor.patterns
+    poor.numeric = -poor.numeric
+    evalmodel.write(poor, tmp_path / "poor.bin.gz")
+    boards = bench.positions(12, 8, 11, 5)
+    same, better, worse = bench.pair(boards, {"a": WEIGHTS, "b": WEIGHTS}, 2, {})
+    assert same == [0.0] * 12 and better == worse == 0
+    cache: dict[str, dict[str, int]] = {}
+    diffs, better, worse = bench.pair(
+        boards, {"a": WEIGHTS, "p": tmp_path / "poor.bin.gz"}, 2, cache
+    )
+    assert worse > better and better + worse == sum(d != 0 for d in diffs)
+    assert cache  # some choices differ, and only those positions were solved
+    solver = Engine(endgame=60, threads=1)
+    for board, diff in zip(boards, diffs, strict=True):
+        solved = cache.get(board.obf())
+        if solved is None:
+            assert diff == 0
+            continue
+        exact = {str(s.move): s.score for s in solver.analyze(board, depth=60)}
+        assert all(exact[m] == v for m, v in solved.items())
+        a, b = solved  # A's move first, then B's
+        assert diff == exact[a] - exact[b]
