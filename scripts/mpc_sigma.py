@@ -8,7 +8,9 @@ plays self-play games with random moves mixed in, takes positions with
 ``default`` evaluator and no probable cut-offs, and prints that standard
 deviation (1/100 disc) for every D: the values of ``MPC_SIGMA_TABLE``.
 
-Run:  python scripts/mpc_sigma.py --positions 200 --depth 12
+Run:  python scripts/mpc_sigma.py --positions 200 --depth 12 [--bands 3]
+
+``--bands N`` also prints the standard deviations for N bands of empties.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ def main() -> int:
     ap.add_argument("--max", type=int, default=50, help="most empties")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--bands", type=int, default=1, help="also by this many bands of empties")
     args = ap.parse_args()
     if not 1 <= args.min <= args.max <= 59:  # a random game reaches 1..59 empties
         ap.error(f"need 1 <= --min <= --max <= 59, not {args.min}..{args.max}")
@@ -81,7 +84,10 @@ def main() -> int:
     positions = sample_positions(args.positions, args.min, args.max, args.seed)
     with Pool(args.workers) as pool:
         runs = pool.map(depth_scores, [(p, o, args.depth) for p, o in positions])
-    runs = [r for r in runs if len(r) == args.depth]  # games that ended early drop out
+    empties = [64 - bin(p | o).count("1") for p, o in positions]
+    # games that ended before the deepest search drop out
+    kept = [(e, r) for e, r in zip(empties, runs, strict=True) if len(r) == args.depth]
+    runs = [r for _, r in kept]
     print(f"{len(runs)} positions, {args.min}-{args.max} empties")
     print("depth  shallow  sigma (1/100 disc)  mean error")
     sigmas = []
@@ -92,6 +98,19 @@ def main() -> int:
         sigmas.append(round(sigma))
         print(f"{depth:5}  {d:7}  {sigma:18.0f}  {statistics.fmean(errors):10.0f}")
     print("MPC_SIGMA_TABLE", ", ".join(str(s) for s in sigmas))
+    if args.bands > 1:  # the same standard deviations by band of empties
+        step = (args.max - args.min + args.bands) // args.bands
+        print("sigma by empties:", "  ".join(f"depth {d:2}" for d in range(3, args.depth + 1)))
+        for lo in range(args.min, args.max + 1, step):
+            hi = min(lo + step - 1, args.max)
+            band = [r for e, r in kept if lo <= e <= hi]
+            if len(band) < 2:
+                continue
+            cells = (
+                statistics.pstdev([r[d - 1] - r[shallow_depth(d) - 1] for r in band])
+                for d in range(3, args.depth + 1)
+            )
+            print(f"{lo:2}-{hi:2} ({len(band):3}):", "  ".join(f"{c:8.0f}" for c in cells))
     return 0
 
 
