@@ -241,6 +241,8 @@ def pair_table(args: argparse.Namespace, weights: dict[str, Path]) -> str:
     """Run ``pair`` for the parsed arguments; its table."""
     if not 1 <= args.min <= args.max <= 30 or args.count < 2 or args.depth < 1:
         raise OutflankError("need 1 <= --min <= --max <= 30, --count >= 2 and --depth >= 1")
+    if len(weights) != 2:
+        raise OutflankError("pair wants exactly two --weights")
     cache: dict[str, dict[str, int]] = {}
     if args.cache and args.cache.exists():
         try:

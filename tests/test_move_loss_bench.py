@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 WEIGHTS = ROOT / "src" / "outflank" / "data" / "eval.bin.gz"
@@ -73,3 +76,33 @@ def test_pair_solves_only_differing_choices(tmp_path: Path) -> None:
         assert all(exact[m] == v for m, v in solved.items())
         a, b = solved  # A's move first, then B's
         assert diff == exact[a] - exact[b]
+
+
+def test_pair_command_line_keeps_a_cache_and_refuses_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = _bench()
+    from outflank import evalmodel
+
+    poor = evalmodel.read(WEIGHTS)
+    poor.patterns = -poor.patterns
+    evalmodel.write(poor, tmp_path / "poor.bin.gz")
+    cache = tmp_path / "solved.json"
+    args = ["pair", "--count", "6", "--min", "8", "--max", "10", "--depth", "2"]
+    weights = ["--weights", f"a={WEIGHTS}", "--weights", f"p={tmp_path / 'poor.bin.gz'}"]
+    assert bench.main([*args, *weights, "--cache", str(cache)]) == 0
+    table = capsys.readouterr().out
+    assert "| 6 | 2 |" in table and "mean loss p - a (95 %)" in table
+    solved = json.loads(cache.read_text())
+    assert solved and all(isinstance(v, int) for s in solved.values() for v in s.values())
+    # a second run on the same positions takes the scores from the cache
+    assert bench.main([*args, *weights, "--cache", str(cache)]) == 0
+    assert capsys.readouterr().out == table
+    # bad input: a clear one-line error, exit 2, the cache left as it was
+    assert bench.main([*args, "--weights", f"a={WEIGHTS}", "--cache", str(cache)]) == 2
+    assert "exactly two --weights" in capsys.readouterr().err
+    assert json.loads(cache.read_text()) == solved
+    (tmp_path / "junk.json").write_text("{not json")
+    assert bench.main([*args, *weights, "--cache", str(tmp_path / "junk.json")]) == 2
+    assert "not a cache" in capsys.readouterr().err
+    assert bench.main(["pair", "--min", "12", "--max", "9", *weights]) == 2
