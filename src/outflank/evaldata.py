@@ -37,7 +37,6 @@ search's best move, a1 = 0; -1 if none).
 from __future__ import annotations
 
 import concurrent.futures as futures
-import contextlib
 import json
 import os
 import random
@@ -50,9 +49,9 @@ from typing import Any
 import numpy as np
 
 from outflank import _core
-from outflank.cluster import ray_session
+from outflank.cluster import ray_cancel, ray_session, ray_wait
 from outflank.errors import OutflankError
-from outflank.interrupt import POLL_SECONDS, Stop, WorkerPool
+from outflank.interrupt import Stop, WorkerPool
 
 __all__ = [
     "COLUMNS",
@@ -397,12 +396,10 @@ def _run_ray(
             running[remote.remote(config, index)] = index
         if not running:
             break
-        ready, _ = ray.wait(list(running), num_returns=1, timeout=POLL_SECONDS)
+        ready, _ = ray_wait(ray, running, stop)
         for ref in ready:
             finished(running.pop(ref), ray.get(ref))
-    for ref in running:  # after a stop: the shards in progress are abandoned
-        with contextlib.suppress(Exception):
-            ray.cancel(ref, force=True)
+    ray_cancel(ray, running)  # after a stop: the shards in progress are abandoned
 
 
 # ------------------------------------------------------------- reading

@@ -29,10 +29,10 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from outflank.board import Board
-from outflank.cluster import ray_session
+from outflank.cluster import ray_cancel, ray_session, ray_wait
 from outflank.errors import OutflankError
 from outflank.ggf import GameRecord
-from outflank.interrupt import POLL_SECONDS, Stop, WorkerPool
+from outflank.interrupt import Stop, WorkerPool
 from outflank.match import play_game
 from outflank.players import check_player_spec, make_player, player_label
 from outflank.threads import check_threads, share, threads_by_default
@@ -398,7 +398,7 @@ def _run_ray(
     results = []
     pending = list(refs)
     while pending and not stop.requested:
-        ready, pending = ray.wait(pending, num_returns=1, timeout=POLL_SECONDS)
+        ready, pending = ray_wait(ray, pending, stop)
         for ref in ready:
             try:
                 outcome = ray.get(ref)
@@ -406,9 +406,7 @@ def _run_ray(
                 outcome = _void(refs[ref], f"ray task failed: {exc}")
             results.append(outcome)
             done(outcome)
-    for ref in pending:  # after a stop: the games in play are abandoned
-        with contextlib.suppress(Exception):
-            ray.cancel(ref, force=True)
+    ray_cancel(ray, pending)  # after a stop: the games in play are abandoned
     return results
 
 

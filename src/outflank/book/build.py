@@ -19,7 +19,6 @@ ends with the same book as one uninterrupted run.
 from __future__ import annotations
 
 import concurrent.futures as futures
-import contextlib
 import heapq
 import inspect
 import json
@@ -35,9 +34,9 @@ from typing import Any, Final
 from outflank.board import Board
 from outflank.book.store import Book, BookError, RawRecord, child_key
 from outflank.book.symmetry import canonical, split_key
-from outflank.cluster import ray_session
+from outflank.cluster import ray_cancel, ray_session, ray_wait
 from outflank.errors import OutflankError
-from outflank.interrupt import POLL_SECONDS, Stop, WorkerPool
+from outflank.interrupt import Stop, WorkerPool
 
 __all__ = ["BuildDB", "BuildParams", "BuildStatus", "Builder", "evaluate_position"]
 
@@ -274,15 +273,11 @@ class _Ray(_Backend):
         return self._remote.remote(job)
 
     def wait(self, handles: set[Any]) -> list[tuple[Any, tuple[int, RawRecord, float]]]:
-        ready: list[Any] = []
-        while not ready and not self._stop.requested:
-            ready, _ = self._ray.wait(list(handles), num_returns=1, timeout=POLL_SECONDS)
+        ready, _ = ray_wait(self._ray, handles, self._stop)
         return [(ref, self._ray.get(ref)) for ref in ready]
 
     def close(self, pending: set[Any]) -> None:
-        for ref in pending:
-            with contextlib.suppress(Exception):
-                self._ray.cancel(ref, force=True)
+        ray_cancel(self._ray, pending)
 
 
 # ---------------------------------------------------------------- the builder
