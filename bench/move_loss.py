@@ -73,16 +73,24 @@ def _position(rng: random.Random, engine: Engine, empties: int) -> Board | None:
     return board if len(board.legal_moves) >= 2 and not board.must_pass() else None
 
 
-def make(count: int, lo: int, hi: int, seed: int) -> list[str]:
-    """OBF lines of ``count`` positions with every move's exact score."""
+def positions(count: int, lo: int, hi: int, seed: int) -> list[Board]:
+    """``count`` positions of ``lo``..``hi`` empties (self-play as described
+    above), the same for the same arguments; not solved."""
     rng = random.Random(seed)
     player = Engine(depth=4, endgame=0, threads=1)
+    found: list[Board] = []
+    while len(found) < count:
+        board = _position(rng, player, rng.randint(lo, hi))
+        if board is not None:
+            found.append(board)
+    return found
+
+
+def make(count: int, lo: int, hi: int, seed: int) -> list[str]:
+    """OBF lines of ``count`` positions with every move's exact score."""
     solver = Engine(endgame=60, threads=1)
     lines = []
-    while len(lines) < count:
-        board = _position(rng, player, rng.randint(lo, hi))
-        if board is None:
-            continue
+    for board in positions(count, lo, hi, seed):
         solver.clear()
         scores = solver.analyze(board, depth=60)
         assert all(s.exact for s in scores), "the solver must solve every move"
@@ -91,6 +99,18 @@ def make(count: int, lo: int, hi: int, seed: int) -> list[str]:
         lines.append(f"{cells};{fields}")
         print(f"  {len(lines)}/{count} ({board.empties} empties)", file=sys.stderr, flush=True)
     return lines
+
+
+def choices(boards: list[Board], **limits: float) -> list[Move]:
+    """The move the active ``default`` weights choose in each position with
+    the midgame search only (``Engine`` limits and ``selective``), each from
+    a cleared table."""
+    engine = Engine(endgame=0, threads=1, **limits)
+    moves = []
+    for board in boards:
+        engine.clear()
+        moves.append(engine.search(board).best_move)
+    return moves
 
 
 def run(
@@ -119,12 +139,10 @@ def run(
         for name, slot in slots.items():
             evalmodel.use(slot)
             for label, limit in limits:
-                engine = Engine(endgame=0, selective=selective, threads=1, **limit)
+                moves = choices([e.board for e in entries], selective=selective, **limit)
                 table = stats.setdefault((name, label), {})
                 mine = losses.setdefault((name, label), [])
-                for e in entries:
-                    engine.clear()
-                    move = engine.search(e.board).best_move
+                for e, move in zip(entries, moves, strict=True):
                     loss = e.best_score - e.scores[move]
                     mine.append(loss)
                     row = table.setdefault(e.board.empties, [0, 0.0, 0])
@@ -164,18 +182,6 @@ def run(
     return "\n".join(out)
 
 
-def positions(count: int, lo: int, hi: int, seed: int) -> list[Board]:
-    """``count`` positions as ``make`` finds them (not solved)."""
-    rng = random.Random(seed)
-    player = Engine(depth=4, endgame=0, threads=1)
-    found: list[Board] = []
-    while len(found) < count:
-        board = _position(rng, player, rng.randint(lo, hi))
-        if board is not None:
-            found.append(board)
-    return found
-
-
 def move_score(solver: Engine, board: Board, move: Move) -> int:
     """The exact final disc difference after ``move``, from the mover's view."""
     child = board.copy(stack=False)
@@ -188,42 +194,36 @@ def move_score(solver: Engine, board: Board, move: Move) -> int:
 
 
 def pair(
-    boards: list[Board], weights: dict[str, Path], depth: int, cache: dict[str, dict[str, int]]
+    boards: list[Board], a: Path, b: Path, depth: int, cache: dict[str, dict[str, int]]
 ) -> tuple[list[float], int, int]:
-    """Per position, B's loss minus A's (0 where they choose the same move),
-    and how many positions B chose better and worse. ``cache`` maps a board's
-    OBF text to the exact scores of its moves solved so far (it grows)."""
-    if len(weights) != 2:
-        raise OutflankError("pair wants exactly two --weights")
-    choices: list[list[Move]] = []
+    """Per position, the loss of weight file ``b``'s choice at ``depth``
+    minus that of ``a``'s (0 where they choose the same move), and how many
+    positions B chose better and worse. ``cache`` maps a board's OBF text
+    to the exact scores of its moves solved so far (it grows)."""
+    picked: list[list[Move]] = []
     try:
-        for slot, file in enumerate(weights.values(), 1):
+        for slot, file in enumerate((a, b), 1):
             evalmodel.load_into(file, slot)
             evalmodel.use(slot)
-            engine = Engine(depth=depth, endgame=0, threads=1)
-            mine = []
-            for board in boards:
-                engine.clear()
-                mine.append(engine.search(board).best_move)
-            choices.append(mine)
+            picked.append(choices(boards, depth=depth))
     finally:
         evalmodel.use(0)
     solver = Engine(endgame=60, threads=1)
     differences: list[float] = []
     better = worse = 0
-    for i, (board, a, b) in enumerate(zip(boards, *choices, strict=True)):
-        if a == b:
+    for i, (board, move_a, move_b) in enumerate(zip(boards, *picked, strict=True)):
+        if move_a == move_b:
             differences.append(0.0)
             continue
         known = cache.setdefault(board.obf(), {})
-        for move in (a, b):
+        for move in (move_a, move_b):
             if str(move) not in known:
                 known[str(move)] = move_score(solver, board, move)
-        diff = known[str(a)] - known[str(b)]  # B's loss minus A's
+        diff = known[str(move_a)] - known[str(move_b)]  # B's loss minus A's
         differences.append(float(diff))
         better += diff < 0
         worse += diff > 0
-        print(f"  {i + 1}/{len(boards)}: {a} {b} {diff:+d}", file=sys.stderr, flush=True)
+        print(f"  {i + 1}/{len(boards)}: {move_a} {move_b} {diff:+d}", file=sys.stderr, flush=True)
     return differences, better, worse
 
 
@@ -249,18 +249,18 @@ def pair_table(args: argparse.Namespace, weights: dict[str, Path]) -> str:
             cache = json.loads(args.cache.read_text())
         except ValueError as exc:
             raise OutflankError(f"{args.cache}: not a cache this script wrote ({exc})") from exc
+    (name_a, file_a), (name_b, file_b) = weights.items()
     boards = positions(args.count, args.min, args.max, args.seed)
     try:
-        diffs, better, worse = pair(boards, weights, args.depth, cache)
+        diffs, better, worse = pair(boards, file_a, file_b, args.depth, cache)
     finally:
         if args.cache:
             args.cache.write_text(json.dumps(cache))
     mean, half, differ = paired(diffs, [0.0] * len(diffs))
-    a, b = weights
     return "\n".join(
         [
-            f"| positions | depth | choices differ | {b} better | {b} worse "
-            f"| mean loss {b} - {a} (95 %) |",
+            f"| positions | depth | choices differ | {name_b} better | {name_b} worse "
+            f"| mean loss {name_b} - {name_a} (95 %) |",
             "|---:|---:|---:|---:|---:|---:|",
             f"| {len(diffs)} | {args.depth} | {differ} | {better} | {worse} "
             f"| {mean:+.3f} +/- {half:.3f} |",

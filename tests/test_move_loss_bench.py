@@ -58,12 +58,10 @@ def test_pair_solves_only_differing_choices(tmp_path: Path) -> None:
     poor.numeric = -poor.numeric
     evalmodel.write(poor, tmp_path / "poor.bin.gz")
     boards = bench.positions(12, 8, 11, 5)
-    same, better, worse = bench.pair(boards, {"a": WEIGHTS, "b": WEIGHTS}, 2, {})
+    same, better, worse = bench.pair(boards, WEIGHTS, WEIGHTS, 2, {})
     assert same == [0.0] * 12 and better == worse == 0
     cache: dict[str, dict[str, int]] = {}
-    diffs, better, worse = bench.pair(
-        boards, {"a": WEIGHTS, "p": tmp_path / "poor.bin.gz"}, 2, cache
-    )
+    diffs, better, worse = bench.pair(boards, WEIGHTS, tmp_path / "poor.bin.gz", 2, cache)
     assert worse > better and better + worse == sum(d != 0 for d in diffs)
     assert cache  # some choices differ, and only those positions were solved
     solver = Engine(endgame=60, threads=1)
