@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, cli_env, running
+from conftest import ROOT, cli_env, interrupt_command, running
 
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -199,22 +199,16 @@ def test_interrupted_match_prints_the_games_played(sig: signal.Signals, repeats:
     (outflank.interrupt, tests/test_interrupt.py); repeated signals used to
     raise again inside the clean-up (and with a threading.Event as the flag,
     deadlocked inside its set())."""
-    with running(
-        match_cmd("--a default:depth=3 --b heuristic:depth=3 --games 100000 --workers 1")
-    ) as proc:
-        assert proc.stderr is not None
-        progress = ""
-        while "games" not in progress:  # wait for the first finished game
-            char = proc.stderr.read(1)
-            assert char, "match.py ended before its first game"
-            progress += char
-        for _ in range(repeats):  # an impatient user: signals during the clean-up
-            proc.send_signal(sig)
-            time.sleep(0.002)
-        out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130  # not a finished match, for a calling script
-    assert "Traceback" not in err and "Exception ignored" not in err
-    rows = match_table(out)
+    ended = interrupt_command(
+        match_cmd("--a default:depth=3 --b heuristic:depth=3 --games 100000 --workers 1"),
+        lambda err: "games" in err,  # the first game is finished
+        sig,
+        repeats,
+    )
+    assert ended.returncode == 130  # not a finished match, for a calling script
+    assert "Traceback" not in ended.stderr and "Exception ignored" not in ended.stderr
+    assert not ended.leftovers  # no worker outlives it
+    rows = match_table(ended.stdout)
     played = int(rows["games"].removesuffix(" (interrupted)"))
     assert rows["games"].endswith("(interrupted)") and 1 <= played < 100000
     wins, draws, losses = (int(x) for x in rows["A wins / draws / losses"].split(" / "))
