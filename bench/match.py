@@ -32,7 +32,6 @@ import math
 import random
 import sys
 import time
-from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -376,32 +375,22 @@ def run_match(
     # the games played at once share the cores (a spec's threads= wins)
     stop = stop if stop is not None else Stop()
     threads = share(workers)
-    pending = iter(jobs)
-    running: set[Future] = set()
     try:
         with WorkerPool(
             workers, stop, initializer=_init_worker, initargs=(spec_a, spec_b, threads)
         ) as pool:
-            while not stop.requested:
-                for job in pending:  # keep every worker busy, two games queued each
-                    running.add(pool.submit(play_game, job))
-                    if len(running) >= 2 * workers:
-                        break
-                if not running:
-                    break
-                finished = pool.wait(running)
-                running -= finished
-                for future in finished:
-                    _i, diff, ta, tb = future.result()
-                    res.add(diff, ta, tb)
-                    if not quiet:
-                        print(
-                            f"\r{res.games}/{games} games  A {res.wins}-{res.draws}-{res.losses}"
-                            f"  score {100 * res.score:.1f} %",
-                            end="",
-                            file=sys.stderr,
-                            flush=True,
-                        )
+            # keep every worker busy, two games queued each
+            for _job, future in pool.completed(play_game, jobs, 2 * workers):
+                _i, diff, ta, tb = future.result()
+                res.add(diff, ta, tb)
+                if not quiet:
+                    print(
+                        f"\r{res.games}/{games} games  A {res.wins}-{res.draws}-{res.losses}"
+                        f"  score {100 * res.score:.1f} %",
+                        end="",
+                        file=sys.stderr,
+                        flush=True,
+                    )
     except BrokenProcessPool:  # killed, out of memory, a crash in the core
         raise OutflankError("a worker process died: its game is lost") from None
     res.interrupted = stop.requested and res.games < games

@@ -116,3 +116,23 @@ def test_a_stop_ends_the_wait_and_the_work_in_flight() -> None:
     timer.join()
     assert [p.exitcode for p in processes] == [-signal.SIGTERM]
     assert future.done()
+
+
+def test_completed_runs_each_job_once_and_starts_none_once_told_not_to() -> None:
+    with WorkerPool(2, Stop()) as pool:
+        done = {job: fut.result() for job, fut in pool.completed(abs, [-3, -1, 2, -4, 5], 2)}
+    assert done == {-3: 3, -1: 1, 2: 2, -4: 4, 5: 5}
+    answers = iter([True, True, True])  # then false: three jobs start, no more
+    with WorkerPool(2, Stop()) as pool:
+        jobs = [job for job, _ in pool.completed(abs, range(10), 2, lambda: next(answers, False))]
+    assert sorted(jobs) == [0, 1, 2]
+
+
+def test_completed_ends_at_a_stop_request() -> None:
+    stop = Stop()
+    finished = []
+    with WorkerPool(1, stop) as pool:
+        for job, _fut in pool.completed(time.sleep, [0.0, 30.0, 30.0], 2):
+            finished.append(job)
+            stop.request()  # after the first: the 30 s sleep in flight is abandoned
+    assert finished == [0.0]

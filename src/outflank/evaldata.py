@@ -36,7 +36,7 @@ search's best move, a1 = 0; -1 if none).
 
 from __future__ import annotations
 
-import concurrent.futures as futures
+import functools
 import json
 import os
 import random
@@ -358,19 +358,14 @@ def _run_local(
 ) -> None:
     """The shards in ``workers`` worker processes (one worker too: a stop
     then ends the shard in progress at once)."""
-    pending = iter(todo)
+
+    def more() -> bool:
+        return deadline is None or time.monotonic() < deadline
+
     with WorkerPool(workers, stop) as pool:
-        running: dict[futures.Future, int] = {}
-        while not stop.requested:
-            while len(running) < workers and (deadline is None or time.monotonic() < deadline):
-                index = next(pending, None)
-                if index is None:
-                    break
-                running[pool.submit(make_shard, config, index)] = index
-            if not running:
-                break
-            for fut in pool.wait(running):
-                finished(running.pop(fut), fut.result())
+        shards = pool.completed(functools.partial(make_shard, config), todo, workers, more)
+        for index, fut in shards:
+            finished(index, fut.result())
 
 
 def _run_ray(

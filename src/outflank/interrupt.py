@@ -33,7 +33,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from types import FrameType
 from typing import Any, Final
 
@@ -45,6 +45,7 @@ EXIT_INTERRUPTED: Final = 130
 POLL_SECONDS: Final = 0.1
 #: The signals that stop a job.
 SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
+_NO_JOB: Final = object()  # the end of WorkerPool.completed's jobs
 
 
 class Stop:
@@ -171,6 +172,31 @@ class WorkerPool:
         if self.stop.requested:
             done = {f for f in done if not f.cancelled() and f.exception() is None}
         return done
+
+    def completed(
+        self,
+        fn: Callable[..., Any],
+        jobs: Iterable[Any],
+        ahead: int,
+        more: Callable[[], bool] | None = None,
+    ) -> Iterator[tuple[Any, futures.Future[Any]]]:
+        """``fn(job)`` in the workers for each job, at most ``ahead`` at a
+        time; yields ``(job, future)`` as each finishes. It ends when every
+        job is done, after a stop request (the jobs in flight are then the
+        caller's :meth:`close` to abandon), or, once ``more()`` turns false,
+        when the jobs already started are done."""
+        todo = iter(jobs)
+        running: dict[futures.Future[Any], Any] = {}
+        while not self.stop.requested:
+            while len(running) < ahead and (more is None or more()):
+                job = next(todo, _NO_JOB)
+                if job is _NO_JOB:
+                    break
+                running[self.submit(fn, job)] = job
+            if not running:
+                return
+            for future in self.wait(running):
+                yield running.pop(future), future
 
     def close(self, abandon: bool = True) -> None:
         """Shut the pool down and join it. ``abandon``: terminate the workers

@@ -16,7 +16,6 @@ over the games. The ratings' mean is 0.
 
 from __future__ import annotations
 
-import concurrent.futures as futures
 import contextlib
 import functools
 import json
@@ -354,24 +353,15 @@ def _run_local(
     """The games in ``workers`` worker processes (one worker too: a stop
     then ends the game in play at once rather than when it is over)."""
     results = []
-    todo = iter(tasks)
     with WorkerPool(workers, stop) as pool:
-        pending: dict[futures.Future[GameOutcome], Task] = {}
-        while not stop.requested:
-            for task in todo:  # keep each worker busy, a second game queued
-                pending[pool.submit(play_task, task)] = task
-                if len(pending) >= 2 * workers:
-                    break
-            if not pending:
-                break
-            for fut in pool.wait(pending):
-                task = pending.pop(fut)
-                try:
-                    outcome = fut.result()
-                except Exception as exc:  # a worker process died: record a void game
-                    outcome = _void(task, f"worker failed: {type(exc).__name__}: {exc}")
-                results.append(outcome)
-                done(outcome)
+        # keep each worker busy, a second game queued
+        for task, fut in pool.completed(play_task, tasks, 2 * workers):
+            try:
+                outcome = fut.result()
+            except Exception as exc:  # a worker process died: record a void game
+                outcome = _void(task, f"worker failed: {type(exc).__name__}: {exc}")
+            results.append(outcome)
+            done(outcome)
     return results
 
 
