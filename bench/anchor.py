@@ -23,7 +23,9 @@ overriding it (``time=0.1``, ``threads=1``, ``endgame=22`` ...);
 ``engine:KEY=VALUE,...`` without a preset, ``level:N`` and the other specs of
 ``outflank.players.make_player`` work too. ``weights=FILE`` (a weight file of
 the ``default`` evaluator) plays with those weights instead of the packaged
-ones. One search thread unless the spec says ``threads=``.
+ones, and ``tune.NAME=N`` changes a setting of the core's search
+(``outflank._core.tune``), to measure a variant. One search thread unless
+the spec says ``threads=``.
 
 Openings: the XOT list (3,623 near-even 8-move openings), in a fixed
 pseudo-random order (``--seed``), each played twice with the colours swapped:
@@ -155,15 +157,38 @@ def make_outflank(spec: str):
 
 def weights_of(spec: str) -> tuple[str, str | None]:
     """A spec without its ``weights=FILE`` part, and that file (or None)."""
+    bare, weights, _ = split_spec(spec)
+    return bare, weights
+
+
+def split_spec(spec: str) -> tuple[str, str | None, dict[str, int]]:
+    """A spec without its benchmark keys, its ``weights=FILE`` (or None) and
+    its ``tune.NAME=N`` search settings (``outflank._core.tune``)."""
     head, _, rest = spec.partition(":")
-    kept, found = [], None
+    kept, found, tuning = [], None, {}
     for item in rest.split(",") if rest else []:
-        key, _, value = item.partition("=")
-        if key.strip() == "weights":
-            found = value.strip()
+        key, _, value = (part.strip() for part in item.partition("="))
+        if key == "weights":
+            found = value
+        elif key.startswith("tune."):
+            try:
+                tuning[key[len("tune.") :]] = int(value)
+            except ValueError:
+                raise OutflankError(f"{key} takes a whole number, not {value!r}") from None
         else:
             kept.append(item)
-    return (f"{head}:{','.join(kept)}" if kept or rest else head), found
+    return (f"{head}:{','.join(kept)}" if kept or rest else head), found, tuning
+
+
+def apply_tuning(tuning: dict[str, int]) -> None:
+    """Set the core's search settings (an unknown name is a clear error)."""
+    from outflank import _core
+
+    for name, value in tuning.items():
+        try:
+            _core.tune(name, value)
+        except ValueError as exc:
+            raise OutflankError(f"{exc}; known: {sorted(_core.tune())}") from None
 
 
 def with_time(spec: str, seconds: float) -> str:
@@ -201,7 +226,8 @@ def _init(spec: str, anchor: list[str], depth: int) -> None:
     from outflank import evalmodel
     from outflank.nboard import NBoardClient
 
-    spec, weights = weights_of(spec)
+    spec, weights, tuning = split_spec(spec)
+    apply_tuning(tuning)
     if weights:
         evalmodel.load_into(Path(weights), 1)
         from outflank import _core
@@ -264,9 +290,14 @@ def check_players(spec: str, anchor: list[str], depth: int) -> None:
     weight file, or an anchor that does not start and answer."""
     from outflank.nboard import NBoardClient
 
-    bare, weights = weights_of(spec)
+    bare, weights, tuning = split_spec(spec)
     if weights and not Path(weights).is_file():
         raise OutflankError(f"no weight file {weights!r}")
+    from outflank import _core
+
+    saved = _core.tune()
+    apply_tuning(tuning)  # checks the names
+    apply_tuning(saved)
     player = make_outflank(bare)
     player.close()
     if not 1 <= depth <= 60:

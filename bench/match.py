@@ -7,7 +7,9 @@ A player spec is one of
     EVALUATOR[:key=value,...]   an Engine(evaluator=EVALUATOR, ...) with a search
                                 limit (depth, time in seconds or nodes); every key
                                 is passed to Engine() (tt_mb [default 16], endgame,
-                                random, seed, corner=..)
+                                random, seed, corner=..), but weights=FILE (that
+                                weight file of the default evaluator) and
+                                tune.NAME=N (a search setting of outflank._core.tune)
     level:N[:key=value,...]     Engine.level(N) with its own settings (or the given ones)
     preset:NAME[:key=value,...] Engine.preset(NAME)
 Every move is the engine's choose_move, so random= and a level's exact
@@ -112,7 +114,7 @@ def make_engine(spec: Spec, threads: int | None = None):
 
     # the limits become the engine's own, so its other settings (a level's
     # exact endgame, random=) apply as they do in play
-    own = {k: v for k, v in spec.params.items() if k != "weights"}
+    own = {k: v for k, v in spec.params.items() if k != "weights" and not k.startswith("tune.")}
     params = {"tt_mb": DEFAULT_TT_MB, "threads": threads, **own, **spec.limits}
     if spec.kind == "level":
         return Engine.level(int(spec.name), **params)
@@ -176,6 +178,23 @@ def openings(plies: int, count: int, seed: int = 2024) -> list[list[str]]:
 _ENGINES: dict[str, object] = {}
 _SPECS: dict[str, Spec] = {}
 _SLOTS: dict[str, int] = {}  # the evaluator model each side plays with
+_TUNING: dict[str, dict[str, int]] = {}  # each side's search settings (tune.NAME=VALUE)
+
+
+def tuning_of(spec: Spec) -> dict[str, int]:
+    """A spec's ``tune.NAME=VALUE`` keys: the core's search settings for that
+    side (``_core.tune``), the others left at their defaults."""
+    from outflank import _core
+
+    defaults = _core.tune()
+    wanted = {k[len("tune.") :]: v for k, v in spec.params.items() if k.startswith("tune.")}
+    unknown = sorted(set(wanted) - set(defaults))
+    if unknown:
+        raise OutflankError(f"unknown search settings {unknown}; known: {sorted(defaults)}")
+    bad = [k for k, v in wanted.items() if isinstance(v, bool) or not isinstance(v, int)]
+    if bad:
+        raise OutflankError(f"search settings take whole numbers: {bad}")
+    return {**defaults, **wanted}
 
 
 def _load_weights(key: str, spec: Spec) -> int:
@@ -195,13 +214,17 @@ def _init_worker(spec_a: str, spec_b: str, threads: int | None = None) -> None:
         _SPECS[key] = parse_spec(text)
         _ENGINES[key] = make_engine(_SPECS[key], threads)
         _SLOTS[key] = _load_weights(key, _SPECS[key])
+        _TUNING[key] = tuning_of(_SPECS[key])
 
 
 def _choose(key: str, board: Board) -> Move:
-    if _SLOTS.get("a") or _SLOTS.get("b"):  # one process, two weight files: switch
-        from outflank import _core
+    from outflank import _core
 
+    if _SLOTS.get("a") or _SLOTS.get("b"):  # one process, two weight files: switch
         _core.eval_use(_SLOTS[key])
+    if _TUNING.get("a") != _TUNING.get("b"):  # one process, two search settings: switch
+        for name, value in _TUNING[key].items():
+            _core.tune(name, value)
     return _ENGINES[key].choose_move(board)
 
 
@@ -355,6 +378,7 @@ def run_match(
         try:
             spec = parse_spec(text)
             make_engine(spec)  # forever respawned by the pool
+            tuning_of(spec)
             if _load_weights(key, spec):
                 from outflank import _core
 

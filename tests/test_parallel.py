@@ -185,7 +185,7 @@ def test_thread_settings() -> None:
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "src" / "outflank" / "_core"
 DRIVER_SOURCES = ("bitboard", "endgame", "eval", "eval_default", "memory", "parallel", "search")
-DRIVER_SOURCES += ("tt",)
+DRIVER_SOURCES += ("stability", "tt")
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc (as the install does)")

@@ -23,6 +23,7 @@
 
 #include "bitboard.h"
 #include "eval.h"
+#include "endgame.h"
 #include "eval_default.h"
 #include "parallel.h"
 #include "search.h"
@@ -139,6 +140,7 @@ int main(int argc, char **argv) {
     bb_init();
     bb_edge_table_init();
     search_tables_init();
+    end_tables_init();
     eval_default_init();
     size_t len;
     void *weights = read_file(argv[1], &len);

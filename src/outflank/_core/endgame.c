@@ -28,7 +28,9 @@
 
 #include "eval_default.h"
 #include "parallel.h"
+#include "endgame.h"
 #include "search.h"
+#include "stability.h"
 
 #if defined(ENDSTATS) || defined(SELSTATS)
 #include <stdio.h>

@@ -30,7 +30,7 @@
 #include "eval_default.h"
 #include "memory.h"
 
-#include "eval.h"
+#include "stability.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -16,31 +16,8 @@
 #include "eval.h"
 #include "pybits.h"
 #include "eval_bindings.h"
+#include "search.h"
 #include "searcher.h"
-
-int py_to_bitboard(PyObject *obj, void *out) {
-    if (!PyLong_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "a bitboard must be an int, not %.100s",
-                     Py_TYPE(obj)->tp_name);
-        return 0;
-    }
-    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
-    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        PyErr_SetString(PyExc_ValueError, "a bitboard must be in 0 .. 2**64-1");
-        return 0;
-    }
-    *(u64 *)out = (u64)v;
-    return 1;
-}
-
-int py_check_disjoint(u64 P, u64 O) {
-    if (P & O) {
-        PyErr_SetString(PyExc_ValueError, "player and opponent bitboards overlap");
-        return 0;
-    }
-    return 1;
-}
 
 PyDoc_STRVAR(moves_doc,
              "moves(player, opponent) -> int\n\n"
@@ -144,7 +121,38 @@ static PyObject *py_avx512_usable(PyObject *self, PyObject *args) {
     return PyBool_FromLong(runs_avx512_build());
 }
 
+PyDoc_STRVAR(tune_doc,
+             "tune(name=None, value=None) -> dict\n\n"
+             "The midgame search's settings for benchmarks (variants compared in one\n"
+             "build); with a name and a value, set that one first. Process-wide: not\n"
+             "while a search runs. Returns every setting by name.");
+
+static PyObject *py_tune(PyObject *self, PyObject *args) {
+    (void)self;
+    const char *name = NULL;
+    int value = 0;
+    if (!PyArg_ParseTuple(args, "|si:tune", &name, &value)) return NULL;
+    if (name && PyTuple_GET_SIZE(args) < 2) {
+        PyErr_SetString(PyExc_TypeError, "tune(name, value): give a value with the name");
+        return NULL;
+    }
+    if (name && tuning_set(name, value) < 0) {
+        PyErr_Format(PyExc_ValueError, "unknown search setting %R", PyTuple_GET_ITEM(args, 0));
+        return NULL;
+    }
+    PyObject *out = PyDict_New();
+    for (int i = 0; out && TUNING_NAMES[i]; ++i) {
+        int v = 0;
+        tuning_get(TUNING_NAMES[i], &v);
+        PyObject *item = PyLong_FromLong(v);
+        if (!item || PyDict_SetItemString(out, TUNING_NAMES[i], item) < 0) Py_CLEAR(out);
+        Py_XDECREF(item);
+    }
+    return out;
+}
+
 static PyMethodDef core_methods[] = {
+    {"tune", py_tune, METH_VARARGS, tune_doc},
     {"moves", py_moves, METH_VARARGS, moves_doc},
     {"flips", py_flips, METH_VARARGS, flips_doc},
     {"perft", (PyCFunction)(void (*)(void))py_perft, METH_VARARGS | METH_KEYWORDS, perft_doc},

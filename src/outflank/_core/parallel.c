@@ -1,6 +1,14 @@
 /*
  * parallel.c - split points, helper threads, aborts (see parallel.h).
  *
+ * Layering. The midgame search (search.c) and the solver (endgame.c) call
+ * this file to offer split points; this file runs their move loops only
+ * through the function pointer each split point carries (SplitPoint.run),
+ * never by name, and reads the Search state they share (search.h). That
+ * callback is the natural shape of a split-point search (the loop belongs
+ * to the search, the threads to this file), so no file of the core calls
+ * back into one that calls it by name.
+ *
  * Aborts. A thread's aborted flag holds the most urgent reason to stop
  * (the smallest nonzero value): ABORT_STOP for the whole search, else
  * ABORT_CUT + f where f numbers the split point, among those the thread
@@ -38,7 +46,11 @@
 static _Atomic unsigned long long st_try, st_split, st_claimed, st_cut;
 #define PSTAT(x) atomic_fetch_add_explicit(&(x), 1, memory_order_relaxed)
 static _Atomic unsigned long long st_sleeps, st_sleep_ns, st_wait_ns, st_waits, st_helper_cpu_ns;
-static unsigned long long ns_now(void) { return (unsigned long long)(search_now() * 1e9); }
+static unsigned long long ns_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
 #define SLEEP(cv, mtx, counter, total)                                                             \
     do {                                                                                           \
         unsigned long long t0_ = ns_now();                                                         \

@@ -172,42 +172,49 @@ void root_finish(Search *s, RootMove *moves, int n, const int *line, int len);
 int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int analyze);
 
 /* A null-window midgame search below the root (no PV), for probable
- * cut-offs in the endgame. */
+ * cut-offs in the endgame solver (endgame.h), which this file never calls:
+ * the solver depends on the midgame search, not the other way round. */
 int mid_probe(Search *s, u64 P, u64 O, int depth, int alpha, int beta);
 
-/* Exact endgame at the root in window (alpha, beta); same conventions. */
-int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n, int analyze);
-
-/* Before an exact solve: iterative deepening with the default evaluator
- * (TT entries tagged TT_TAG_ORDER guide the solver's move ordering); sorts
- * the root moves and returns the estimated score in discs. */
-int end_presearch(Search *s, u64 P, u64 O, RootMove *moves, int n);
-/* end_root inside an aspiration window centred on estimate (re-searched on
- * failure); the same exact result as end_root over [alpha, beta]. */
-int end_root_aspire(Search *s, u64 P, u64 O, int alpha, int beta, int estimate, RootMove *moves,
-                    int n);
-
-/* An exact solve: the pre-search, selective passes (probable cut-offs)
- * from SEL_MIN empties that fill the table with good moves and refine the
- * estimate, then end_root_aspire. Returns the score in discs; when
- * aborted, the best estimate so far (moves[0] is the best move known). */
-int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n);
-/* The same preparation, then every root move scored exactly (a full window
- * each): the analyze mode. When aborted, the same kind of estimate. */
-int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n);
-/* The pre-search and the selective passes alone, at any number of empties:
- * a probable exact score, far cheaper than the proof (it labels training
- * positions). The same conventions; moves[0] is the best move found. */
-int end_probable(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n);
-
-/* Switch to the default evaluator and the TT_TAG_ORDER tag for the
- * ordering searches of an exact solve (saving the caller's); restore. */
+/* Settings of the midgame search that a benchmark may change at run time
+ * (outflank._core.tune), so that variants are compared in one build and
+ * one process; the defaults are the variants measured best. Process-wide:
+ * change them only while no search runs. */
 typedef struct {
-    Evaluator ev;
-    int eval_tag, reversi;
-} EvalState;
-void end_enter(Search *s, EvalState *saved);
-void end_leave(Search *s, const EvalState *saved);
+    /* probable cut-offs: a shallow test runs only when the node's static
+     * score is within mpc_gate (1/100 disc) of clearing its bound (< 0: always) */
+    int mpc_gate;
+    /* move order at 3 or more plies from the leaves: child's static score,
+     * minus sort_mobility (1/100 disc) for each move it leaves the opponent */
+    int sort_mobility;
+    /* ... and minus sort_ff (1/100 disc) times the log of those moves
+     * ("fastest first": a child that leaves few replies is searched first) */
+    int sort_ff;
+    /* from sort_search_min plies on, children ordered by a search of
+     * sort_search_depth plies instead of their static score (0: never) */
+    int sort_search_min, sort_search_depth;
+    /* enhanced transposition cut-offs at null-window nodes from etc_min plies (0: off) */
+    int etc_min;
+    /* probable cut-offs' margins: 0 one standard deviation a depth; 1 that
+     * scaled by the phase (the error halves from 24 to 56 empties); 2 a
+     * table by depth and band of empties for the shallow depth in use */
+    int mpc_phase;
+    /* probable cut-offs: the shallow search's depth, 0 about half the
+     * node's (2 * (D / 4) + D % 2), 1 about a third (as NTest: 12 -> 4) */
+    int mpc_shallow;
+    /* iterative deepening under a time limit: no new iteration once
+     * time_soft % of the budget is used; with time_predict, none that the
+     * last iterations' growth says would not end within the budget */
+    int time_soft, time_predict;
+} Tuning;
+
+extern Tuning tuning;
+
+/* Set tuning field `name`; returns 0, or -1 for an unknown name. */
+int tuning_set(const char *name, int value);
+/* The field names, NULL-terminated, and a field's value. */
+extern const char *const TUNING_NAMES[];
+int tuning_get(const char *name, int *value);
 
 /* Check time / node limits and the stop flag; when one is reached, every
  * thread of the search is aborted (ABORT_STOP). */
@@ -220,7 +227,6 @@ static inline int search_should_stop(Search *s) {
 
 /* Tables used by the search; call once at module import. */
 void search_tables_init(void);
-void end_tables_init(void);
 
 /* Neighbour squares of each square. */
 extern u64 NEIGHBOURS[64];
