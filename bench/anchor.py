@@ -9,13 +9,14 @@
 
 The other engine (the *anchor*: NTest, Edax, ``outflank nboard`` ...) has no
 time control in NBoard mode, only a depth. ``--depth auto`` calibrates it:
-short matches measure both sides' mean wall time a move (measured here, from
-the request to the answer), and the anchor's depth whose mean is nearest to
-outflank's is chosen; if that leaves the two more than ``--tolerance``
-(15 %) apart and outflank's spec has ``time=``, outflank's time is scaled
-towards the anchor's and measured again. The match itself then reports both
-sides' mean and 95th-percentile time a move, so every result says how equal
-the time was.
+short matches (40 games, on other openings than the match's) measure both
+sides' mean wall time a move (measured here, from the request to the
+answer), and the anchor's depth whose mean is nearest to outflank's is
+chosen; if that leaves the two more than ``--tolerance`` (15 %) apart and
+outflank's spec has ``time=``, outflank's time is scaled towards the
+anchor's and measured again. The match itself then reports both sides' mean
+and 95th-percentile time a move, so every result says how equal the time
+was.
 
 Player spec of the outflank side: ``engine:preset=NAME,KEY=VALUE,...`` is the
 preset (``default``: the strongest engine at a given time) with any key
@@ -368,7 +369,7 @@ def calibrate(
     anchor: list[str],
     *,
     start_depth: int = 10,
-    games: int = 8,
+    games: int = 40,
     workers: int = 2,
     tolerance: float = DEFAULT_TOLERANCE,
     seed: int = 4646,
@@ -377,36 +378,37 @@ def calibrate(
 ) -> Calibration:
     """Find the anchor depth (and, if need be, outflank's time) at which the
     two mean times a move are within ``tolerance`` of each other, by short
-    matches on openings the real match does not use (another ``seed``).
+    matches (``games`` games on openings the real match does not use).
 
-    ``measure(spec, depth) -> (outflank's ms, the anchor's ms)`` replaces
-    the short matches (tests give it a model of the two engines' times)."""
+    Only games give the times a match will see: an engine's table carries
+    what its earlier moves searched, and NTest gains far more from that than
+    outflank does (on positions of real games searched one at a time, even
+    after the position two plies earlier, its depth 14 took 53 ms a move; in
+    the games, 29 ms). ``measure(spec, depth) -> (outflank's ms, the
+    anchor's ms)`` replaces the matches (tests give it a model)."""
+    stop = stop if stop is not None else Stop()
     steps: list[str] = []
-    measured: dict[tuple[str, int], tuple[float, float]] = {}
+    known: dict[tuple[str, int], tuple[float, float]] = {}
 
     def play(s: str, d: int) -> tuple[float, float]:
         t = run_match(s, anchor, d, games, workers=workers, seed=seed, quiet=True, stop=stop)
+        if stop.requested:
+            raise OutflankError("calibration interrupted")
         return 1000 * mean(t.ours), 1000 * mean(t.theirs)
 
     def ratio(s: str, d: int) -> float:
-        if (s, d) not in measured:
-            ours, theirs = (measure or play)(s, d)
-            measured[(s, d)] = ours, theirs
-            steps.append(
-                f"{s} vs depth {d}: {ours:.1f} ms / {theirs:.1f} ms a move"
-                f" (ratio {ours / theirs if theirs else math.inf:.2f})"
-            )
-        ours, theirs = measured[(s, d)]
+        if (s, d) not in known:
+            known[(s, d)] = (measure or play)(s, d)
+            ours, theirs = known[(s, d)]
+            steps.append(f"{s} vs depth {d}: {ours:.1f} ms / {theirs:.1f} ms a move")
+        ours, theirs = known[(s, d)]
         return ours / theirs if theirs else math.inf
 
     depth = start_depth
-    for _ in range(40):  # walk the depth until the ratio changes sides
+    for _ in range(60):  # walk the depth until the ratio changes sides
         r = ratio(spec, depth)
-        if r > 1 and depth < 60:
-            nxt = depth + 1
-        elif r < 1 and depth > 1:
-            nxt = depth - 1
-        else:
+        nxt = depth + 1 if r > 1 and depth < 60 else depth - 1 if r < 1 and depth > 1 else 0
+        if not nxt:
             break
         other = ratio(spec, nxt)
         if (r - 1) * (other - 1) <= 0:  # between the two: the nearer in log ratio
@@ -422,7 +424,7 @@ def calibrate(
         seconds /= r
         spec = with_time(spec, seconds)
     ratio(spec, depth)  # measured already unless the time was just scaled
-    ours, theirs = measured[(spec, depth)]
+    ours, theirs = known[(spec, depth)]
     return Calibration(spec, depth, ours, theirs, steps)
 
 
@@ -512,7 +514,9 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--workers", type=int, default=2, help="games at once")
         p.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE)
         p.add_argument("--start-depth", type=int, default=10, help="calibration's first depth")
-        p.add_argument("--calibration-games", type=int, default=8)
+        p.add_argument(
+            "--calibration-games", type=int, default=40, help="games a calibration step plays"
+        )
     m = sub.choices["match"]
     m.add_argument("--depth", default="auto", help="the anchor's depth, or auto")
     m.add_argument("--games", type=int, default=100, help="games (even: paired)")
