@@ -122,7 +122,7 @@ PRESETS: Final[dict[str, dict[str, Any]]] = {
     "heuristic": {"evaluator": "heuristic", "depth": 4},
     "regions": {"evaluator": "regions", "depth": 4},
     "weights": {"evaluator": "weights", "depth": 4},
-    "default": {"evaluator": "default", "time": 1.0, "endgame": 20, "selective": 1.5},
+    "default": {"evaluator": "default", "time": 1.0, "endgame": 20, "selective": 1.0},
 }
 
 _ENGINE_KEYS: Final = (

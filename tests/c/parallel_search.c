@@ -141,6 +141,7 @@ int main(int argc, char **argv) {
     bb_edge_table_init();
     search_tables_init();
     end_tables_init();
+    mid_horizon_solver = end_midgame_value; /* as searcher_register does */
     eval_default_init();
     size_t len;
     void *weights = read_file(argv[1], &len);

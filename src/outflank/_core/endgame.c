@@ -1350,3 +1350,23 @@ int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, i
     if (ABORTED(s)) return moves[0].searched ? moves[0].score : estimate;
     return v;
 }
+
+/* floor(a / b) for b > 0 */
+static inline int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+int end_midgame_value(Search *s, u64 P, u64 O, int alpha, int beta, int ply) {
+    /* the window in whole discs, within the solver's -64..64 */
+    if (alpha >= 6400) return 6400;
+    if (beta <= -6400) return -6400;
+    int a = alpha < -6400 ? -64 : floor_div(alpha, 100);
+    int b = beta > 6400 ? 64 : -floor_div(-beta, 100);
+    int empties = 64 - bb_count(P | O), v;
+    EvalState saved;
+    end_enter(s, &saved);
+    if (b - a <= 1)
+        v = end_nws(s, P, O, a, empties, MOVES_UNKNOWN);
+    else
+        v = end_pvs(s, P, O, a, b, empties, ply);
+    end_leave(s, &saved);
+    return v * 100;
+}

@@ -44,6 +44,11 @@ typedef struct {
 void end_enter(Search *s, EvalState *saved);
 void end_leave(Search *s, const EvalState *saved);
 
+/* The exact value (in 1/100 disc, as the midgame search scores) of a
+ * position met by the midgame search, fail-soft in its window (alpha,
+ * beta) of 1/100 discs: the horizon's solve. */
+int end_midgame_value(Search *s, u64 P, u64 O, int alpha, int beta, int ply);
+
 /* The solver's tables; call once at module import. */
 void end_tables_init(void);
 

@@ -15,28 +15,16 @@
 u64 NEIGHBOURS[64];
 
 Tuning tuning = {
-    .mpc_gate = -1,
-    .sort_mobility = 0,
-    .sort_ff = 0,
-    .sort_search_min = 0,
-    .sort_search_depth = 0,
-    .etc_min = 0,
-    .mpc_phase = 0,
-    .mpc_shallow = 0,
     .time_soft = 40,
-    .time_predict = 0,
+    .mid_solve = 8,
 };
 
-const char *const TUNING_NAMES[] = {
-    "mpc_gate", "sort_mobility", "sort_search_min", "sort_search_depth", "etc_min",
-    "mpc_phase", "mpc_shallow", "sort_ff", "time_soft", "time_predict", NULL,
-};
+int (*mid_horizon_solver)(Search *s, u64 P, u64 O, int alpha, int beta, int ply);
+
+const char *const TUNING_NAMES[] = {"time_soft", "mid_solve", NULL};
 
 static int *tuning_field(const char *name) {
-    int *fields[] = {&tuning.mpc_gate, &tuning.sort_mobility, &tuning.sort_search_min,
-                     &tuning.sort_search_depth, &tuning.etc_min, &tuning.mpc_phase,
-                     &tuning.mpc_shallow, &tuning.sort_ff, &tuning.time_soft,
-                     &tuning.time_predict};
+    int *fields[] = {&tuning.time_soft, &tuning.mid_solve};
     for (int i = 0; TUNING_NAMES[i]; ++i)
         if (strcmp(TUNING_NAMES[i], name) == 0) return fields[i];
     return NULL;
@@ -205,13 +193,6 @@ static inline void pv_update(Search *s, int ply, int move) {
 
 #define CORNER_MASK 0x8100000000000081ULL
 
-/* 100 ln(n) for n = 1..40 (0 for 0): the "fastest first" order's weights. */
-static const short LOG100[41] = {
-    0,   0,   69,  110, 139, 161, 179, 195, 208, 220, 230, 240, 248, 256,
-    264, 271, 277, 283, 289, 294, 300, 304, 309, 314, 318, 322, 326, 330,
-    333, 337, 340, 343, 347, 350, 353, 356, 358, 361, 364, 366, 369,
-};
-
 /* Probable cut-offs (ProbCut): at a null-window node of depth >= MPC_MIN, a
  * search of depth mpc_shallow(depth) predicts the deep score; a prediction
  * that clears the window by mpc_t / 100 standard deviations of its error
@@ -225,67 +206,7 @@ static const short LOG100[41] = {
 static const int MPC_SIGMA[] = {0, 0, 0, MPC_SIGMA_TABLE};
 #define MPC_SIGMA_N ((int)(sizeof MPC_SIGMA / sizeof MPC_SIGMA[0]))
 
-static inline int mpc_shallow(int depth) {
-    if (tuning.mpc_shallow == 1) {
-        /* about a third of the depth, with its parity */
-        int d = depth / 3;
-        if ((d ^ depth) & 1) ++d;
-        return d < depth - 1 ? d : depth - 2;
-    }
-    return 2 * (depth / 4) + (depth & 1);
-}
-
-/* The shallow search's error relative to its size at 32 empties (%): it
- * shrinks as the board fills less... measured by band of empties
- * (docs/engine.md): 127 % at 24 empties, 80 % at 40, 52 % at 56. */
-static inline int mpc_phase_scale(int empties) {
-    if (empties <= 24) return 127;
-    if (empties <= 32) return 100 + (32 - empties) * 27 / 8;
-    if (empties >= 56) return 52;
-    return 100 - (empties - 32) * 2;
-}
-
-/* Standard deviations (1/100 disc) of (score at depth D) - (score at the
- * shallow depth), by depth D = 3..12 and band of empties (centres 24, 32,
- * 40, 48, 56; linear between them), for each way of choosing the shallow
- * depth (tuning.mpc_shallow): full-width searches of 800 positions from
- * games against NTest. Deeper searches use the last row. */
-#define MPC_BANDS 5
-static const short MPC_BAND_SIGMA[2][10][MPC_BANDS] = {
-    {
-        {364, 276, 267, 222, 194}, /* 3: 1 */
-        {347, 243, 228, 184, 172}, /* 4: 2 */
-        {333, 233, 175, 155, 150}, /* 5: 3 */
-        {432, 287, 266, 214, 168}, /* 6: 2 */
-        {411, 291, 209, 184, 167}, /* 7: 3 */
-        {358, 271, 226, 163, 150}, /* 8: 4 */
-        {306, 237, 199, 162, 117}, /* 9: 5 */
-        {403, 303, 251, 189, 157}, /* 10: 4 */
-        {339, 266, 211, 177, 132}, /* 11: 5 */
-        {309, 264, 214, 152, 143}, /* 12: 6 */
-    },
-    {
-        {364, 276, 267, 222, 194}, /* 3: 1 */
-        {347, 243, 228, 184, 172}, /* 4: 2 */
-        {450, 338, 305, 256, 204}, /* 5: 1 */
-        {432, 287, 266, 214, 168}, /* 6: 2 */
-        {411, 291, 209, 184, 167}, /* 7: 3 */
-        {459, 341, 290, 215, 204}, /* 8: 2 */
-        {450, 302, 237, 208, 177}, /* 9: 3 */
-        {403, 303, 251, 189, 157}, /* 10: 4 */
-        {472, 341, 247, 212, 181}, /* 11: 3 */
-        {443, 318, 268, 190, 168}, /* 12: 4 */
-    },
-};
-
-static inline int mpc_band_sigma(int depth, int empties) {
-    const short *row = MPC_BAND_SIGMA[tuning.mpc_shallow == 1][(depth > 12 ? 12 : depth) - 3];
-    if (empties <= 24) return row[0];
-    if (empties >= 56) return row[MPC_BANDS - 1];
-    int b = (empties - 24) / 8, t = (empties - 24) % 8;
-    return (row[b] * (8 - t) + row[b + 1] * t) / 8;
-}
-
+static inline int mpc_shallow(int depth) { return 2 * (depth / 4) + (depth & 1); }
 #define MPC_NONE (-SCORE_INF)
 
 static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, int ply, int pv);
@@ -330,17 +251,11 @@ static void mid_run(Search *t, SplitPoint *sp) {
 static inline int probable_mid_cut(Search *s, u64 P, u64 O, int depth, int alpha, int beta,
                                    int ply) {
     int sigma = MPC_SIGMA[depth < MPC_SIGMA_N ? depth : MPC_SIGMA_N - 1];
-    if (tuning.mpc_phase == 1) sigma = sigma * mpc_phase_scale(64 - bb_count(P | O)) / 100;
-    if (tuning.mpc_phase == 2) sigma = mpc_band_sigma(depth, 64 - bb_count(P | O));
     int margin = sigma * s->mpc_t / 100, d = mpc_shallow(depth);
-    int hi = beta + margin, lo = alpha - margin;
-    /* the static score says which test may succeed: a shallow search far
-     * from its bound is not worth its nodes */
-    int gate = tuning.mpc_gate, e = gate >= 0 ? eval_evaluate(&s->ev, P, O) : 0;
-    if ((gate < 0 || e >= hi - gate) && mid_search(s, P, O, d, hi - 1, hi, ply, 0) >= hi)
-        return beta;
-    if ((gate < 0 || e <= lo + gate) && mid_search(s, P, O, d, lo, lo + 1, ply, 0) <= lo)
-        return alpha;
+    int hi = beta + margin;
+    if (mid_search(s, P, O, d, hi - 1, hi, ply, 0) >= hi) return beta;
+    int lo = alpha - margin;
+    if (mid_search(s, P, O, d, lo, lo + 1, ply, 0) <= lo) return alpha;
     return MPC_NONE;
 }
 
@@ -348,6 +263,11 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
     if (ply < MAX_PLY) s->pv_len[ply] = 0;
     ++s->nodes;
     if (search_should_stop(s)) return 0;
+    /* solved near the end of the game (the default evaluator's scale: 1/100
+     * disc), but not in the solver's own ordering searches */
+    if (bb_count(~(P | O)) <= tuning.mid_solve && mid_horizon_solver && !s->reversi &&
+        s->eval_tag != TT_TAG_ORDER && s->ev.kind == EVAL_DEFAULT && ply < MAX_PLY - 30)
+        return mid_horizon_solver(s, P, O, alpha, beta, ply);
     if (depth <= 0 || ply >= MAX_PLY - 1) {
         /* a game over at the horizon is scored as such: a full board, a
          * side wiped out, a mover without a move under Reversi rules, or
@@ -388,34 +308,15 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
 
     MoveItem list[MAX_MOVES];
     int n = 0;
-    int sort_search = tuning.sort_search_min && depth >= tuning.sort_search_min;
     for (u64 m = moves; m; m &= m - 1) {
         int sq = bb_first(m);
         u64 f = bb_flips(P, O, sq);
         u64 cP = O & ~f, cO = P | f | (1ULL << sq);
         int key;
-        if (!pv && tuning.etc_min && depth >= tuning.etc_min) {
-            /* enhanced transposition cut-off: a child whose stored bound
-             * already refutes this node's window ends it */
-            TTEntry buf;
-            const TTEntry *e = tt_probe(&s->tt, cP, cO, s->eval_tag, &buf);
-            if (e && e->depth >= depth - 1 && (!s->fresh_cuts || e->age == s->tt.age) &&
-                -e->upper >= beta)
-                return -e->upper;
-        }
         if (sq == tt_move) {
             key = 1 << 30;
-        } else if (sort_search) {
-            key = -mid_search(s, cP, cO, tuning.sort_search_depth, -SCORE_WIN, SCORE_WIN,
-                              ply + 1, 0);
         } else if (depth >= 3) {
             key = -eval_evaluate(&s->ev, cP, cO);
-            if (tuning.sort_mobility | tuning.sort_ff) {
-                u64 om = bb_moves(cP, cO);
-                int replies = bb_count(om) + bb_count(om & CORNER_MASK);
-                if (replies > 40) replies = 40;
-                key -= tuning.sort_mobility * replies + tuning.sort_ff * LOG100[replies] / 100;
-            }
         } else if (depth == 2) {
             u64 om = bb_moves(cP, cO);
             key = -(bb_count(om) + bb_count(om & CORNER_MASK)) * 16 + (int)((CORNER_MASK >> sq) & 1);
@@ -424,7 +325,6 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
         }
         list[n++] = (MoveItem){sq, key, f};
     }
-    if (ABORTED(s)) return 0;
 
     int best = -SCORE_INF, best_move = MOVE_NONE, a = alpha;
     for (int i = 0; i < n; ++i) {

@@ -176,36 +176,27 @@ int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int ana
  * the solver depends on the midgame search, not the other way round. */
 int mid_probe(Search *s, u64 P, u64 O, int depth, int alpha, int beta);
 
+/* The exact solver the midgame search calls on positions with at most
+ * tuning.mid_solve empties (NULL: none), set once at import by the module
+ * that knows both (searcher.c): the midgame search's leaves near the end
+ * of the game are then solved, as NTest's and Edax's are, while this file
+ * still never calls the solver's file, which calls it. Scores as
+ * mid_search's (1/100 disc), fail-soft in the window (alpha, beta). */
+extern int (*mid_horizon_solver)(Search *s, u64 P, u64 O, int alpha, int beta, int ply);
+
 /* Settings of the midgame search that a benchmark may change at run time
  * (outflank._core.tune), so that variants are compared in one build and
  * one process; the defaults are the variants measured best. Process-wide:
  * change them only while no search runs. */
 typedef struct {
-    /* probable cut-offs: a shallow test runs only when the node's static
-     * score is within mpc_gate (1/100 disc) of clearing its bound (< 0: always) */
-    int mpc_gate;
-    /* move order at 3 or more plies from the leaves: child's static score,
-     * minus sort_mobility (1/100 disc) for each move it leaves the opponent */
-    int sort_mobility;
-    /* ... and minus sort_ff (1/100 disc) times the log of those moves
-     * ("fastest first": a child that leaves few replies is searched first) */
-    int sort_ff;
-    /* from sort_search_min plies on, children ordered by a search of
-     * sort_search_depth plies instead of their static score (0: never) */
-    int sort_search_min, sort_search_depth;
-    /* enhanced transposition cut-offs at null-window nodes from etc_min plies (0: off) */
-    int etc_min;
-    /* probable cut-offs' margins: 0 one standard deviation a depth; 1 that
-     * scaled by the phase (the error halves from 24 to 56 empties); 2 a
-     * table by depth and band of empties for the shallow depth in use */
-    int mpc_phase;
-    /* probable cut-offs: the shallow search's depth, 0 about half the
-     * node's (2 * (D / 4) + D % 2), 1 about a third (as NTest: 12 -> 4) */
-    int mpc_shallow;
     /* iterative deepening under a time limit: no new iteration once
-     * time_soft % of the budget is used; with time_predict, none that the
-     * last iterations' growth says would not end within the budget */
-    int time_soft, time_predict;
+     * time_soft % of the budget is used (the next would not finish) */
+    int time_soft;
+    /* the midgame search solves positions with at most mid_solve empties
+     * exactly (mid_horizon_solver; 0: never). 8 lost 0.40 disc a move on
+     * 160 positions of 21-24 empties at 0.1 s a move where 0 lost 0.71
+     * (NTest at depth 14: 0.35), in less time (docs/engine.md) */
+    int mid_solve;
 } Tuning;
 
 extern Tuning tuning;

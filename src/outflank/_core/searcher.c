@@ -282,7 +282,6 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
         /* probable cut-offs: only the default evaluator's errors were measured */
         s->mpc_t = s->ev.kind == EVAL_DEFAULT ? selective : 0;
         s->fresh_cuts = analyze;
-        double last_elapsed = 0, last_took = 0;
         for (int d = 1; d <= depth; ++d) {
             memcpy(work, moves, sizeof(RootMove) * (size_t)n);
             int v;
@@ -318,15 +317,6 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
             if (d >= empties) break; /* the tree reaches the end of the game */
             if (s->deadline && elapsed > 0.01 * tuning.time_soft * time_limit)
                 break; /* the next one would not finish */
-            if (s->deadline && tuning.time_predict) {
-                /* the next iteration takes about the last one times its growth */
-                double took = elapsed - last_elapsed;
-                double growth = last_took > 0 ? took / last_took : 3.0;
-                growth = growth < 1.5 ? 1.5 : growth > 4.0 ? 4.0 : growth;
-                if (elapsed + took * growth > time_limit) break;
-                last_took = took;
-            }
-            last_elapsed = elapsed;
             if (search_stop_requested(s)) {
                 aborted = 1;
                 break;
@@ -419,6 +409,7 @@ static PyTypeObject SearcherType = {
 int searcher_register(PyObject *module) {
     search_tables_init();
     end_tables_init();
+    mid_horizon_solver = end_midgame_value;
     if (PyType_Ready(&SearcherType) < 0) return -1;
     Py_INCREF(&SearcherType);
     if (PyModule_AddObject(module, "Searcher", (PyObject *)&SearcherType) < 0) {

@@ -1,0 +1,81 @@
+"""The midgame search solves its leaves near the end of the game, and
+``_core.tune`` changes the search settings a benchmark compares."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from outflank import Board, _core
+from outflank.engine import Engine
+
+
+@pytest.fixture
+def defaults() -> Iterator[dict[str, int]]:
+    """The settings as the core starts, restored after the test."""
+    before = _core.tune()
+    yield before
+    for name, value in before.items():
+        _core.tune(name, value)
+
+
+def random_position(rng: random.Random, empties: int) -> Board:
+    """A position of a random game with ``empties`` empty squares and a
+    move to play (games that end sooner are played again)."""
+    while True:
+        board = Board()
+        while board.empties > empties and not board.is_game_over():
+            board.push(rng.choice(board.legal_moves))
+        if board.empties == empties and not board.must_pass() and board.legal_moves:
+            return board
+
+
+def test_the_settings_by_name(defaults: dict[str, int]) -> None:
+    assert defaults == {"time_soft": 40, "mid_solve": 8}
+    assert _core.tune("mid_solve", 0)["mid_solve"] == 0
+    assert _core.tune()["mid_solve"] == 0
+    with pytest.raises(ValueError, match="unknown search setting 'nope'"):
+        _core.tune("nope", 1)
+    with pytest.raises(TypeError, match="give a value"):
+        _core.tune("mid_solve")
+    assert _core.tune()["mid_solve"] == 0  # a refused call changed nothing
+
+
+def test_a_depth_1_search_at_9_empties_scores_every_move_exactly(
+    defaults: dict[str, int],
+) -> None:
+    """Every child has 8 empties: solved, so each move's midgame score is
+    its exact score (the solver's, in discs); with the horizon solve off the
+    same search gives the evaluator's estimates."""
+    rng = random.Random(46)
+    midgame = Engine(endgame=0, threads=1)
+    solver = Engine(endgame=64, threads=1)
+    estimated = 0
+    for _ in range(12):
+        board = random_position(rng, 9)
+        exact = {m.move: m.score for m in solver.analyze(board, time=60.0)}
+        _core.tune("mid_solve", 8)
+        midgame.clear()
+        solved = {m.move: m.score for m in midgame.analyze(board, depth=1)}
+        assert solved == exact, board.obf()
+        _core.tune("mid_solve", 0)
+        midgame.clear()
+        guessed = {m.move: m.score for m in midgame.analyze(board, depth=1)}
+        estimated += guessed != exact
+    assert estimated >= 10  # the evaluator alone rarely gets every move right
+
+
+def test_searches_with_the_horizon_solve_agree_with_the_solver_on_the_best_score(
+    defaults: dict[str, int],
+) -> None:
+    """A full-width search to the end from 12 empties passes through the
+    horizon (8 empties) on every line: its score is the exact one."""
+    rng = random.Random(7)
+    midgame = Engine(endgame=0, threads=2)
+    solver = Engine(endgame=64, threads=1)
+    for _ in range(6):
+        board = random_position(rng, 12)
+        result = midgame.search(board, depth=12)
+        assert result.score == solver.solve(board).score, board.obf()
