@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         raise OutflankError("--workers must be at least 1")
     import uvicorn
 
-    from outflank.web.app import MAX_BODY
+    from outflank.web.middleware import MAX_BODY
     from outflank.web.storage import is_shared
 
     if args.workers > 1 and not is_shared(args.db):

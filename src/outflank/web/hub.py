@@ -7,7 +7,10 @@ it is published, however many listeners it goes to.
 
 A hub may have a *relay* (``hub.relay = fn``): every event published here is
 also handed to it, to reach the other server processes (PostgreSQL
-LISTEN/NOTIFY); their events come back through :meth:`Hub.deliver`.
+LISTEN/NOTIFY); their events come back through :meth:`Hub.deliver`. The
+hub remembers the newest state version it delivered for each game listened
+to (:meth:`Hub.watched`), so that a process whose relay was cut off can tell
+which games changed meanwhile.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ class Hub:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._subs: dict[str, set[Subscription]] = {}
+        self._delivered: dict[str, int] = {}  # game -> newest state version delivered
         self.relay: Callable[[str, Event], None] | None = None
 
     def subscribe(self, game_id: str) -> Subscription:
@@ -76,6 +80,7 @@ class Hub:
                 subs.discard(sub)
                 if not subs:
                     del self._subs[sub.game_id]
+                    self._delivered.pop(sub.game_id, None)
 
     def publish(self, game_id: str, message: dict[str, Any]) -> None:
         """Send an event (a JSON-ready dict with a ``type``) to a game's listeners."""
@@ -96,9 +101,17 @@ class Hub:
         """Send an event to this process's subscribers only."""
         with self._lock:
             subs = list(self._subs.get(game_id, ()))
+            if subs and event.version is not None:
+                self._delivered[game_id] = max(event.version, self._delivered.get(game_id, 0))
         for sub in subs:
             with contextlib.suppress(RuntimeError):  # loop already closed
                 sub.loop.call_soon_threadsafe(_offer, sub.queue, event)
+
+    def watched(self) -> dict[str, int | None]:
+        """Every game with a subscriber here, and the newest state version
+        delivered to them (None: none since the first subscribed)."""
+        with self._lock:
+            return {game_id: self._delivered.get(game_id) for game_id in self._subs}
 
     def listeners(self, game_id: str) -> int:
         """How many subscribers a game has (spectator count)."""

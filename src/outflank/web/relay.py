@@ -9,16 +9,21 @@ bytes of a notification): the receiver reads the game from the database.
 
 :class:`PgRelay` runs two threads on two connections of their own: a sender,
 which sends the queued events in one statement per batch, and a listener.
-Both reconnect after an error (a restarted database server); events sent
-while a connection is down are lost, which a client makes up for by
-reading the state again when its socket reconnects.
+Both reconnect after an error (a restarted database server, a killed
+backend). No state is lost meanwhile: the sender keeps the newest ``state``
+event of each game it could not send and sends them on its next connection
+(engine ``info`` and ``thinking`` lines of the past are dropped), and the
+listener, once it listens again, calls ``catch_up``: the process reads the
+games its clients watch and pushes those that changed while it was deaf.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import queue
+import socket
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -43,18 +48,39 @@ def _conninfo(url: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
+def _newest_states(events: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The newest ``state`` event of each game, in the order they were sent:
+    what is worth sending late (a receiver reads the game itself; engine
+    lines of the past are not)."""
+    newest: dict[str, tuple[str, str, str]] = {}
+    for event in events:
+        if event[1] == "state":
+            newest.pop(event[0], None)
+            newest[event[0]] = event
+    return list(newest.values())
+
+
 class PgRelay:
     """Send this process's events to the others and hand theirs to ``receive``.
 
     ``origin`` names this process: its own notifications come back to it and
-    are skipped.
+    are skipped. ``catch_up`` is called (on the listening thread) each time
+    the listener listens again after its connection was lost.
     """
 
-    def __init__(self, url: str, origin: str, receive: Callable[[RemoteEvent], None]) -> None:
+    def __init__(
+        self,
+        url: str,
+        origin: str,
+        receive: Callable[[RemoteEvent], None],
+        catch_up: Callable[[], None] | None = None,
+    ) -> None:
         self.conninfo = _conninfo(url)
         self.origin = origin
         self._receive = receive
-        self._out: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._catch_up = catch_up
+        # (game id, event type, payload), or None: stop
+        self._out: queue.SimpleQueue[tuple[str, str, str] | None] = queue.SimpleQueue()
         self._stop = threading.Event()
         self._listening = threading.Event()
         self._threads = [
@@ -81,17 +107,19 @@ class PgRelay:
             if kind != "state" and text is not None:
                 log.debug("event of game %s too big to relay: dropped", game_id)
             return
-        self._out.put(payload)
+        self._out.put((game_id, kind, payload))
 
     # ------------------------------------------------------------ threads
-    def _connect(self) -> Any:
+    def _connect(self, role: str) -> Any:
         import psycopg
 
-        return psycopg.connect(self.conninfo, autocommit=True)
+        # named for pg_stat_activity: "outflank-listen <pid> <host>" (63 bytes at most)
+        name = f"outflank-{role} {os.getpid()} {socket.gethostname()}"[:63]
+        return psycopg.connect(self.conninfo, autocommit=True, application_name=name)
 
     def _send_loop(self) -> None:
         connection = None
-        pending: list[str] = []
+        pending: list[tuple[str, str, str]] = []
         while not self._stop.is_set():
             if not pending:
                 try:
@@ -101,7 +129,7 @@ class PgRelay:
                 if first is None:
                     break
                 pending.append(first)
-            while len(pending) < _BATCH:
+            while True:  # everything queued meanwhile
                 try:
                     more = self._out.get_nowait()
                 except queue.Empty:
@@ -112,32 +140,43 @@ class PgRelay:
                 pending.append(more)
             try:
                 if connection is None:
-                    connection = self._connect()
-                connection.execute(
-                    "SELECT pg_notify(%s, x) FROM unnest(%s::text[]) AS x", (CHANNEL, pending)
-                )
+                    connection = self._connect("notify")
+                for start in range(0, len(pending), _BATCH):
+                    batch = [payload for _, _, payload in pending[start : start + _BATCH]]
+                    connection.execute(
+                        "SELECT pg_notify(%s, x) FROM unnest(%s::text[]) AS x", (CHANNEL, batch)
+                    )
                 pending = []
             except Exception as exc:  # the database went away: retry on a new connection
-                log.warning("cannot send events to the other processes: %s", exc)
-                pending = []  # events are not kept for a later connection (see the docstring)
+                pending = _newest_states(pending)
+                log.warning(
+                    "cannot send events to the other processes (%d states kept to send again): %s",
+                    len(pending),
+                    exc,
+                )
                 connection = self._close(connection)
                 self._stop.wait(1.0)
         self._close(connection)
 
     def _listen_loop(self) -> None:
         connection = None
+        lost = False  # the connection was lost: catch up once listening again
         while not self._stop.is_set():
             try:
                 if connection is None:
-                    connection = self._connect()
+                    connection = self._connect("listen")
                     connection.execute(f"LISTEN {CHANNEL}")
                     self._listening.set()
+                if lost and self._catch_up is not None:
+                    self._catch_up()  # after LISTEN: nothing falls between the two
+                lost = False
                 for note in connection.notifies(timeout=0.5):
                     self._deliver(note.payload)
             except Exception as exc:
                 if self._stop.is_set():
                     break
                 log.warning("cannot listen to the other processes' events: %s", exc)
+                lost = True
                 connection = self._close(connection)
                 self._stop.wait(1.0)
         self._close(connection)

@@ -141,7 +141,9 @@ class GameService:
         and from the other processes, and look every second for AI moves
         nobody is making (a process died mid-search). Then :meth:`resume`."""
         if self.shared and self.relay is None:
-            self.relay = PgRelay(self.storage.url, self.origin, self._on_remote)
+            self.relay = PgRelay(
+                self.storage.url, self.origin, self._on_remote, catch_up=self._catch_up
+            )
             self.hub.relay = self._relay_out
             self.relay.start()
             self._sweeper = threading.Thread(target=self._sweep, name="outflank-sweep", daemon=True)
@@ -211,6 +213,31 @@ class GameService:
             with contextlib.suppress(ValueError, AttributeError):
                 self._remote_thinking[game_id] = str(json.loads(text).get("color"))
         self.hub.deliver(game_id, Event(kind, text))
+
+    def _catch_up(self) -> None:
+        """After the relay's listener was cut off (on its thread, once it
+        listens again): every game this process's clients watch, or that it
+        is searching, is read again; the clients get each state they missed,
+        and a search of a game changed meanwhile is stopped. The same as
+        hearing a ``state`` event of the game's current version."""
+        delivered = self.hub.watched()
+        game_ids = sorted(set(delivered) | set(self._thinking) | set(self._remote_thinking))
+        changed = 0
+        for game_id, version in self.store.versions(game_ids).items():
+            cached = self.store.cached(game_id)
+            seen = delivered.get(game_id)
+            if (
+                (cached is not None and cached.version != version)
+                or (game_id in delivered and (seen is None or seen < version))
+                or game_id in self._remote_thinking
+            ):
+                changed += 1
+                self._on_remote((game_id, "state", version, None))
+        log.info(
+            "listening to the other processes' events again: %d game%s changed meanwhile",
+            changed,
+            "" if changed == 1 else "s",
+        )
 
     def _sweep(self) -> None:
         """Queue the AI moves nobody is making (see :meth:`GameStore.owed`)."""

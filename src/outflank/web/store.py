@@ -165,6 +165,18 @@ class GameStore:
                 self.keep(game)
         return game
 
+    def versions(self, game_ids: list[str]) -> dict[str, int]:
+        """The stored version of each of these games (a game not stored is left out)."""
+        found: dict[str, int] = {}
+        with self.storage.engine.connect() as connection:
+            for start in range(0, len(game_ids), 500):
+                chunk = game_ids[start : start + 500]
+                rows = connection.execute(
+                    select(GAMES.c.id, GAMES.c.version).where(GAMES.c.id.in_(chunk))
+                )
+                found.update((game_id, version) for game_id, version in rows)
+        return found
+
     def _version(self, game_id: str) -> int | None:
         with self.storage.engine.connect() as connection:
             return connection.execute(select(GAMES.c.version).where(GAMES.c.id == game_id)).scalar()

@@ -1,0 +1,31 @@
+"""Moves: play one for a seat, take moves back, replay them."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+
+from outflank.web.routes.common import Service, json_text
+from outflank.web.schemas import MoveRequest, SeatRequest
+
+__all__ = ["router"]
+
+router = APIRouter()
+
+
+@router.post("/api/games/{game_id}/moves")
+def play(game_id: str, body: MoveRequest, service: Service) -> Response:
+    """Play a move for the seat whose secret is given."""
+    return json_text(service.play(game_id, body.seat, body.move))
+
+
+@router.post("/api/games/{game_id}/undo")
+def undo(game_id: str, body: SeatRequest, service: Service) -> Response:
+    """Take back moves until the seat holder is to move again."""
+    return json_text(service.undo(game_id, body.seat))
+
+
+@router.post("/api/games/{game_id}/redo")
+def redo(game_id: str, body: SeatRequest, service: Service) -> Response:
+    """Replay taken-back moves up to the seat holder's next turn."""
+    return json_text(service.redo(game_id, body.seat))
