@@ -111,7 +111,7 @@ class GenParams:
 class Job:
     """One unit of work: ``kind`` ``self-play`` (``data``: the game number),
     ``game`` (``data``: start OBF and moves) or ``positions`` (``data``:
-    OBF lines); ``source`` names it in the puzzles it makes."""
+    ``[OBF, where]`` pairs); ``source`` names it in the puzzles it makes."""
 
     key: str
     kind: str
@@ -146,10 +146,12 @@ def game_job(start: Board, moves: Iterable[Move], source: str = "") -> Job:
     return Job(f"game:{_digest(obf + ' ' + text)}", "game", [obf, text], source)
 
 
-def positions_job(boards: Iterable[Board], source: str = "") -> Job:
-    """Positions (e.g. a review's mistakes: the position before each) as a job."""
-    obfs = [b.obf() for b in boards]
-    return Job(f"positions:{_digest(' '.join(obfs))}", "positions", obfs, source)
+def positions_job(boards: Iterable[Board | tuple[Board, str]], source: str = "") -> Job:
+    """Positions as a job (e.g. a review's mistakes: the position before
+    each); each may come with where it is from (``(board, "move 34")``)."""
+    items = [(b, "") if isinstance(b, Board) else b for b in boards]
+    data = [[board.obf(), where or f"position {i}"] for i, (board, where) in enumerate(items, 1)]
+    return Job(f"positions:{_digest(json.dumps(data))}", "positions", data, source)
 
 
 # ---------------------------------------------------------------- one job
@@ -215,7 +217,7 @@ def run_job(params: dict[str, Any], job: Job) -> JobResult:
     elif job.kind == "game":
         positions = _along(_replay(*job.data))
     elif job.kind == "positions":
-        positions = [(Board.from_obf(obf), f"position {i + 1}") for i, obf in enumerate(job.data)]
+        positions = [(Board.from_obf(obf), where) for obf, where in job.data]
     else:
         raise OutflankError(f"unknown job kind {job.kind!r}")
     analyst = _analyst()

@@ -7,7 +7,8 @@ import { BoardView, squareIndex } from "./board.js";
 import { ApiError, request } from "./api.js";
 
 const KEY = "outflank-puzzle-solver";
-const STEP_MS = 550; // between the moves of a line played out
+// between the moves of a line played out (a browser may keep another pace)
+const STEP_MS = Number(localStorage.getItem("outflank-puzzle-step")) || 550;
 
 const $ = (id) => document.getElementById(id);
 const board = new BoardView($("board"), onSquare);
@@ -194,7 +195,7 @@ async function playOut(frames, count = frames.length) {
       for (let sq = 0; sq < 64; sq++) {
         if (sq !== square && before[sq] !== "-" && before[sq] !== f.cells[sq]) flips.push(sq);
       }
-      await board.animateMove(square, f.color, flips, true);
+      await board.animateMove(square, f.color, flips, STEP_MS >= 200);
       if (run !== state.run) return;
     }
     board.setCells(f.cells);
