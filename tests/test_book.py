@@ -63,7 +63,7 @@ def _build(path: Path, workers: int = 1, **params: object) -> Book:
     with start_build(path, given_params) as db:
         status = Builder(db, workers=workers).run()
         assert status.complete
-        return db.book()
+        return Book.from_database(db)
 
 
 @pytest.fixture(scope="module")
@@ -199,7 +199,7 @@ def test_extend_reuses_the_searched_positions(tmp_path: Path) -> None:
         builder = Builder(db)
         assert all(key in builder.records for key, _, _ in small.records())
         builder.run()
-        grown = db.book()
+        grown = Book.from_database(db)
     assert len(grown) > len(small)
     assert grown.to_bytes() == _build(tmp_path / "direct.db", plies=6).to_bytes()
 
@@ -234,12 +234,12 @@ def test_ray_backend(tmp_path: Path) -> None:
         try:
             with start_build(tmp_path / "r.db", {"depth": 2, "plies": 2}) as db:
                 Builder(db, backend="ray").run()
-                ray_book = db.book()
+                ray_book = Book.from_database(db)
         finally:
             ray.shutdown()
         with start_build(tmp_path / "l.db", {"depth": 2, "plies": 2}) as db:
             Builder(db).run()
-            assert list(db.book().records()) == list(ray_book.records())
+            assert list(Book.from_database(db).records()) == list(ray_book.records())
     with (
         start_build(tmp_path / "x.db", {"depth": 2, "plies": 1}) as db,
         pytest.raises(OutflankError, match="unknown backend"),

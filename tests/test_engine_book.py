@@ -23,7 +23,7 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Book:
     params = {"depth": 4, "window": 3.0, "plies": 6, "selective": 0.0}
     with start_build(path, params) as db:
         Builder(db).run()
-        return db.book()
+        return Book.from_database(db)
 
 
 def _deep() -> Board:

@@ -2,11 +2,12 @@
 
 The public API in short::
 
-    from outflank import Board, Engine
+    from outflank import Board, Engine, opening_name
     board = Board()
     board.play("f5")
     print(board)
     print(Engine().search(board, depth=8).best_move)
+    print(opening_name(board))        # the named opening, if any
 
 See the README and docs/ for the engine, the teaching search and the apps.
 """
@@ -24,6 +25,7 @@ from outflank.board import (
     parse_square,
     square_name,
 )
+from outflank.book.names import opening_name
 from outflank.engine import Engine, SearchResult
 from outflank.errors import (
     GameOverError,
@@ -56,6 +58,7 @@ __all__ = [
     "SearchLimitError",
     "SearchResult",
     "__version__",
+    "opening_name",
     "parse_square",
     "square_name",
 ]

@@ -29,3 +29,11 @@ class SearchLimitError(OutflankError):
 
 class GameOverError(OutflankError):
     """A search was asked for a move in a finished game."""
+
+
+class PlayerError(OutflankError):
+    """A player could not produce a move (a dead or misbehaving engine...)."""
+
+
+class BookError(OutflankError):
+    """A book file that cannot be read or written (missing, damaged, wrong kind)."""

@@ -30,8 +30,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from outflank.board import Board, Move
 from outflank.classic_eval import fish
-from outflank.errors import OutflankError
+from outflank.errors import OutflankError, PlayerError
 from outflank.levels import MAX_LOOKAHEAD, MIN_LOOKAHEAD, check_level
+from outflank.nboard_client import NBoardClient
 
 __all__ = [
     "ENGINE_PRESETS",
@@ -48,10 +49,6 @@ __all__ = [
 ]
 
 ENGINE_PRESETS = ("minimax4", "heuristic", "regions", "weights", "default")
-
-
-class PlayerError(OutflankError):
-    """A player could not produce a move (a dead or misbehaving engine...)."""
 
 
 @runtime_checkable
@@ -346,8 +343,6 @@ class ExternalPlayer(BasePlayer):
         start_timeout: float = 10.0,
         env: dict[str, str] | None = None,
     ) -> None:
-        from outflank.nboard import NBoardClient
-
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
             raise OutflankError("nboard: empty engine command")

@@ -21,165 +21,22 @@ from __future__ import annotations
 import concurrent.futures as futures
 import heapq
 import inspect
-import json
 import os
-import sqlite3
-import struct
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from outflank.board import Board
-from outflank.book.store import Book, BookError, RawRecord, child_key
+from outflank.book.database import BuildDB, BuildParams, RawRecord
+from outflank.book.store import child_key
 from outflank.book.symmetry import canonical, split_key
 from outflank.cluster import ray_cancel, ray_session, ray_wait
-from outflank.errors import OutflankError
+from outflank.errors import BookError, OutflankError
 from outflank.interrupt import Stop, WorkerPool
 
 __all__ = ["BuildDB", "BuildParams", "BuildStatus", "Builder", "evaluate_position"]
-
-_MOVE: Final = struct.Struct("<Bh")
-_SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS positions (
-    key BLOB PRIMARY KEY,           -- canonical player (8 bytes) then opponent, big-endian
-    depth INTEGER NOT NULL,
-    selectivity INTEGER NOT NULL,   -- probable cut-off t x 10, 0 for none
-    moves BLOB NOT NULL,            -- (u8 square, i16 value in 1/100 disc) each
-    seconds REAL NOT NULL           -- CPU time of the search
-) WITHOUT ROWID;
-"""
-
-
-@dataclass
-class BuildParams:
-    """How a book is built: the search of each position (``depth`` plies,
-    probable cut-offs ``selective``), which lines are kept (total loss at
-    most ``window`` discs, up to ``plies`` plies) and the ``roots``:
-    ``[OBF, cost in 1/100 disc already spent]``."""
-
-    depth: int = 16
-    selective: float = 1.5
-    window: float = 2.0
-    plies: int = 12
-    roots: list[list[Any]] = field(default_factory=lambda: [[Board().obf(), 0]])
-
-    def check(self) -> None:
-        """Raise :class:`OutflankError` for a parameter out of range."""
-        if isinstance(self.depth, bool) or not isinstance(self.depth, int):
-            raise OutflankError(f"depth must be a whole number, not {self.depth!r}")
-        if not 1 <= self.depth <= 40:
-            raise OutflankError(f"depth must be in 1..40, not {self.depth}")
-        if not 0 <= self.selective <= 10:
-            raise OutflankError(f"selective must be in 0..10, not {self.selective}")
-        if not 0 <= self.window <= 64:
-            raise OutflankError(f"window must be in 0..64 discs, not {self.window}")
-        if not 0 <= self.plies <= 60:
-            raise OutflankError(f"plies must be in 0..60, not {self.plies}")
-
-    @property
-    def window_c(self) -> int:
-        return round(self.window * 100)
-
-    @property
-    def selectivity(self) -> int:
-        return round(self.selective * 10)
-
-
-def _key_bytes(key: int) -> bytes:
-    return key.to_bytes(16, "big")
-
-
-class BuildDB:
-    """A build's SQLite database: parameters and searched positions."""
-
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
-        self.conn = conn
-        self.path = path
-
-    @classmethod
-    def open(cls, path: str | Path, *, create: bool = True) -> BuildDB:
-        """Open (or create) a build database; a file of another kind is a
-        :class:`BookError`."""
-        path = Path(path)
-        if not create and not path.exists():
-            raise BookError(f"no book database {path}")
-        if path.exists() and path.is_file():
-            with path.open("rb") as f:
-                magic = f.read(16)
-            if magic and not magic.startswith(b"SQLite format 3"):
-                raise BookError(f"{path} is not a book database (an exported .book file?)")
-        try:
-            conn = sqlite3.connect(path, timeout=30)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.executescript(_SCHEMA)
-            conn.commit()
-        except sqlite3.DatabaseError as exc:
-            raise BookError(f"{path}: not a usable book database ({exc})") from None
-        return cls(conn, path)
-
-    def close(self) -> None:
-        self.conn.close()
-
-    def __enter__(self) -> BuildDB:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # ---------------------------------------------------------------- meta
-    def params(self) -> BuildParams | None:
-        """The stored parameters, or ``None`` for a new database."""
-        row = self.conn.execute("SELECT value FROM meta WHERE name = 'params'").fetchone()
-        if row is None:
-            return None
-        try:
-            return BuildParams(**json.loads(row[0]))
-        except (TypeError, ValueError) as exc:
-            raise BookError(f"{self.path}: damaged parameters ({exc})") from None
-
-    def set_params(self, params: BuildParams) -> None:
-        self.conn.execute(
-            "INSERT OR REPLACE INTO meta VALUES ('params', ?)", (json.dumps(asdict(params)),)
-        )
-        self.conn.commit()
-
-    # ---------------------------------------------------------------- positions
-    def add(self, key: int, record: RawRecord, seconds: float) -> None:
-        """Store one searched position and commit it."""
-        blob = b"".join(_MOVE.pack(sq, v) for sq, v in record.moves)
-        self.conn.execute(
-            "INSERT OR REPLACE INTO positions VALUES (?, ?, ?, ?, ?)",
-            (_key_bytes(key), record.depth, record.selectivity, blob, seconds),
-        )
-        self.conn.commit()
-
-    def records(self) -> dict[int, RawRecord]:
-        """Every searched position by key."""
-        out = {}
-        for key, depth, sel, blob, _ in self.conn.execute("SELECT * FROM positions"):
-            moves = tuple(_MOVE.iter_unpack(blob))
-            out[int.from_bytes(key, "big")] = RawRecord(depth, sel, moves)
-        return out
-
-    def seconds(self) -> float:
-        """Search time spent on the stored positions."""
-        return float(self.conn.execute("SELECT TOTAL(seconds) FROM positions").fetchone()[0])
-
-    def __len__(self) -> int:
-        return int(self.conn.execute("SELECT COUNT(*) FROM positions").fetchone()[0])
-
-    def book(self) -> Book:
-        """The positions as a book, backed up by negamax."""
-        params = self.params()
-        header = {} if params is None else {"build": asdict(params)}
-        book = Book.from_records(self.records(), header)
-        book.source = str(self.path)
-        return book
-
 
 # ---------------------------------------------------------------- searching
 _ENGINE: Any = None

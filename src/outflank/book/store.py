@@ -29,14 +29,15 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from outflank import _core
 from outflank.board import BLACK, Board, Move
+from outflank.book.database import BuildDB, RawRecord
 from outflank.book.symmetry import canonical, inverse, split_key, transform_square
-from outflank.errors import OutflankError
+from outflank.errors import BookError
 
 __all__ = [
     "MAGIC",
@@ -54,10 +55,6 @@ _HEAD: Final = struct.Struct("<QQhBBB")
 _MOVE: Final = struct.Struct("<Bh")
 _IN_BOOK: Final = 0x80
 _MASK64: Final = (1 << 64) - 1
-
-
-class BookError(OutflankError):
-    """A book file that cannot be read or written (missing, damaged, wrong kind)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,22 +86,6 @@ class BookEntry:
         """The moves whose value is at most ``tolerance`` discs below the best."""
         floor = self.moves[0].value - tolerance
         return [m for m in self.moves if m.value >= floor - 1e-9]
-
-
-@dataclass(frozen=True, slots=True)
-class RawRecord:
-    """A position as searched (canonical orientation): ``moves`` are
-    ``(square, value in 1/100 disc)``, before any backing up."""
-
-    depth: int
-    selectivity: int  # t x 10
-    moves: tuple[tuple[int, int], ...]
-
-    def rank(self) -> tuple[int, int]:
-        """Which of two searches of one position to keep: the deeper, then
-        the less selective (0, no probable cut-offs, counts as the most
-        exact)."""
-        return self.depth, 1000 if self.selectivity == 0 else self.selectivity
 
 
 def child_key(player: int, opponent: int, square: int) -> tuple[int | None, int]:
@@ -197,10 +178,8 @@ class Book:
         except OSError as exc:
             raise BookError(f"cannot read book {path}: {exc.strerror or exc}") from None
         if magic.startswith(b"SQLite format 3"):
-            from outflank.book.build import BuildDB
-
             with BuildDB.open(path, create=False) as db:
-                return db.book()
+                return cls.from_database(db)
         return cls(path.read_bytes(), str(path))
 
     @classmethod
@@ -209,6 +188,15 @@ class Book:
     ) -> Book:
         """A book of searched positions (canonical keys), backed up by negamax."""
         return cls(_encode(raw, header or {}), "<memory>")
+
+    @classmethod
+    def from_database(cls, db: BuildDB) -> Book:
+        """The positions of a build database as a book, backed up by negamax."""
+        params = db.params()
+        header = {} if params is None else {"build": asdict(params)}
+        book = cls.from_records(db.records(), header)
+        book.source = str(db.path)
+        return book
 
     @classmethod
     def default(cls) -> Book:
