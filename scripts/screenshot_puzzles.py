@@ -69,7 +69,7 @@ def main() -> int:
                     executable_path="/usr/bin/chromium", headless=True,
                     args=["--no-sandbox", "--disable-gpu"],
                 )  # fmt: skip
-                page = browser.new_page(viewport={"width": 1180, "height": 760})
+                page = browser.new_page(viewport={"width": 1180, "height": 860})
                 page.goto(f"{base}/puzzles/{first.id}")
                 page.wait_for_selector("circle.legal")
                 page.click(f'#board .cell[data-square="{first.solution}"]')

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from pathlib import Path
 
 import pytest
@@ -328,17 +327,3 @@ def test_grades_follow_ratings() -> None:
     ]  # fmt: skip
     assert estimated_rating(60, 20, 40) == 2800 and estimated_rating(0, 0, 1) == 700
 
-
-def test_the_readme_example_runs() -> None:
-    import subprocess
-    import sys
-
-    from conftest import ROOT, cli_env
-
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = next(b for b in re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
-                 if "outflank.puzzles" in b)  # fmt: skip
-    run = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True,
-                         env=cli_env(), timeout=120)  # fmt: skip
-    assert run.returncode == 0, run.stderr
-    assert "True" in run.stdout
