@@ -326,4 +326,3 @@ def test_grades_follow_ratings() -> None:
         1, 1, 2, 2, 3, 4, 5, 5,
     ]  # fmt: skip
     assert estimated_rating(60, 20, 40) == 2800 and estimated_rating(0, 0, 1) == 700
-

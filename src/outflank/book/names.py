@@ -23,7 +23,7 @@ from typing import Final
 from outflank.board import Board, Move
 from outflank.book.symmetry import key_of
 
-__all__ = ["OPENINGS", "opening_line", "opening_name"]
+__all__ = ["OPENINGS", "opening_line", "opening_name", "openings_through"]
 
 #: (name, transcript from the start), the most common name first where a
 #: line has several ("Heath, Tobidashi").
@@ -130,6 +130,39 @@ def _table() -> dict[int, int]:
         board = Board.from_transcript(moves)
         table.setdefault(key_of(board.player, board.opponent), index)
     return table
+
+
+@cache
+def _passing() -> dict[int, tuple[int, ...]]:
+    """Canonical key of every position along a named line (the start left
+    out) -> the indices of the lines through it, shortest line first."""
+    through: dict[int, list[int]] = {}
+    by_length = sorted(range(len(OPENINGS)), key=lambda i: (len(OPENINGS[i][1]), i))
+    for index in by_length:
+        board = Board()
+        for move in Board.from_transcript(OPENINGS[index][1]).move_stack:
+            board.push(move)
+            lines = through.setdefault(key_of(board.player, board.opponent), [])
+            if index not in lines:
+                lines.append(index)
+    return {key: tuple(lines) for key, lines in through.items()}
+
+
+def openings_through(board: Board) -> list[str]:
+    """The named openings whose lines pass through (or end at) this
+    position, under any of the 8 symmetries, the shortest line first (each
+    by its most common name): where a move of the opening explorer leads.
+
+    >>> openings_through(Board.from_transcript("f5d6c3d3c4f4c5b3"))[:2]
+    ['Rose-Bill', 'Nicolet']
+    """
+    lines = _passing().get(key_of(board.player, board.opponent), ())
+    names: list[str] = []
+    for index in lines:
+        name = OPENINGS[index][0].split(", ")[0]
+        if name not in names:
+            names.append(name)
+    return names
 
 
 def _match(board: Board) -> int | None:

@@ -9,6 +9,7 @@ COMMANDS = [
     "outflank.commands.perft",
     "outflank.commands.solve",
     "outflank.commands.analyze",
+    "outflank.commands.review",
     "outflank.commands.alphabeta",
     "outflank.commands.explain",
     "outflank.commands.play",

@@ -18,12 +18,15 @@ from outflank.book.build import (
     root_entry,
     start_build,
 )
+from outflank.book.explorer import explore
 from outflank.book.store import Book, BookError, merge
 from outflank.errors import OutflankError
 from outflank.interrupt import EXIT_INTERRUPTED, StopSignals
 
 NAME = "book"
-HELP = "build, extend, show, merge or export an opening book"
+HELP = "build, extend, show (explore), merge or export an opening book"
+#: Openings a move leads to that ``book show`` names (the shortest lines).
+LEADS_SHOWN = 4
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -106,8 +109,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
         )
         p.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    p = sub.add_parser("show", help="summarise a book, or show a position's book moves")
-    p.add_argument("book", type=Path, help="a .book file or a build database")
+    p = sub.add_parser(
+        "show",
+        help="summarise a book, or explore a position: its book moves, their values and the"
+        " openings they lead to",
+    )
+    p.add_argument(
+        "book",
+        nargs="?",
+        help="a .book file or a build database (default: the book shipped with outflank)",
+    )
     p.add_argument("position", nargs="?", help="transcript, OBF or 'start'")
 
     p = sub.add_parser("merge", help="merge books; a position in several keeps its deepest search")
@@ -241,9 +252,28 @@ def _load(path: Path) -> Book:
     return Book.load(path)
 
 
+def _show_arguments(args: argparse.Namespace) -> tuple[Book, str | None]:
+    """The book and position of ``book show [BOOK] [POSITION]``: a first
+    argument that is not a file is the position, in the shipped book."""
+    if args.position is not None:
+        return _load(Path(args.book)), args.position
+    if args.book is None:
+        return Book.default(), None
+    path = Path(args.book)
+    if path.exists():
+        return _load(path), None
+    try:
+        parse_position(args.book)
+    except OutflankError:
+        if path.suffix or "/" in args.book:
+            raise BookError(f"no book {path}") from None
+        raise
+    return Book.default(), args.book
+
+
 def _show(args: argparse.Namespace) -> int:
-    book = _load(args.book)
-    if args.position is None:
+    book, position = _show_arguments(args)
+    if position is None:
         plies: dict[int, int] = {}
         depths: dict[tuple[int, float], int] = {}
         for board in book.boards():
@@ -269,17 +299,29 @@ def _show(args: argparse.Namespace) -> int:
             line = " ".join(map(str, book.line(Board())))
             print(f"start: value {entry.value:+.2f}, book line {line}")
         return 0
-    board = parse_position(args.position)
-    entry = book.probe(board)
-    if entry is None:
+    board = parse_position(position)
+    here = explore(board, book)
+    if here.opening is not None:
+        print(f"opening: {here.opening}")
+    if not here.in_book:
         print("not in the book")
         return 1
     print(
-        f"value {entry.value:+.2f} (depth {entry.depth}, selective {entry.selectivity:g});"
+        f"value {here.value:+.2f} (depth {here.depth},"
+        f" selective {book.probe(board).selectivity:g});"  # type: ignore[union-attr]
         f" book line {' '.join(map(str, book.line(board)))}"
     )
-    for m in entry.moves:
-        print(f"  {m.move}  {m.value:+6.2f}  {'book' if m.in_book else ''}")
+    for m in here.moves:
+        names = ""
+        if m.opening is not None or m.leads_to:
+            shown = ", ".join(m.leads_to[:LEADS_SHOWN])
+            more = len(m.leads_to) - LEADS_SHOWN
+            if more > 0:
+                shown += f" and {more} more"
+            names = m.opening or "-"
+            if shown:
+                names += f" -> {shown}"
+        print(f"  {m.move}  {m.value:+6.2f}  {'book' if m.in_book else '    '}  {names}".rstrip())
     return 0
 
 
