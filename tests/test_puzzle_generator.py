@@ -9,10 +9,12 @@ import subprocess
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import INTERRUPTIONS, assert_clean_interrupt, interrupt_command
+from outflank.board import BLACK, WHITE, Board
 from outflank.errors import OutflankError
 from outflank.ggf import GameRecord, write_ggf_file
 from outflank.interrupt import Stop
@@ -234,3 +236,55 @@ def test_outflank_puzzle_find_makes_puzzles_of_games(tmp_path: Path) -> None:
     for puzzle in found:
         puzzle.check()
         assert puzzle.source.startswith("games.ggf game ")
+
+
+def _blundered(puzzle: Any) -> Board:
+    """A game from a puzzle's position: a wrong move, then its refutation."""
+    board = puzzle.board.copy(stack=False)
+    wrong = min(puzzle.refutations, key=lambda m: puzzle.scores[m])
+    board.push(wrong)
+    for move in puzzle.refutations[wrong]:
+        board.push(move)
+    return board
+
+
+def _small_puzzle() -> Any:
+    return min(PuzzleSet.default(), key=lambda p: (p.empties, p.id))
+
+
+def test_a_reviews_mistakes_become_puzzles(tmp_path: Path) -> None:
+    from outflank.puzzles import Analyst, puzzles_from_review
+    from outflank.review import review_game
+
+    puzzle = _small_puzzle()
+    review = review_game(_blundered(puzzle))
+    assert review.mistakes and review.mistakes[0].ply == 0
+    found = puzzles_from_review(review, Analyst.make())
+    assert [(p.id, p.solution, p.scores) for p in found] == [
+        (puzzle.id, puzzle.solution, puzzle.scores)
+    ]
+    assert found[0].source.startswith("review, move 1 (")
+    other = BLACK if puzzle.board.turn is WHITE else WHITE
+    assert puzzles_from_review(review, color=other) == []
+    # the same through the generator, verified the same way
+    with gen.PuzzleDB.open(tmp_path / "r.db", gen.GenParams(min_empties=1)) as db:
+        gen.generate(db, [gen.review_job(review, source="mine")], workers=1)
+        assert [p.id for _, p in db.puzzles()] == [puzzle.id]
+
+
+def test_outflank_puzzle_find_mistakes(tmp_path: Path) -> None:
+    puzzle = _small_puzzle()
+    games = tmp_path / "mine.ggf"
+    write_ggf_file(games, [GameRecord.from_board(_blundered(puzzle))])
+    out = tmp_path / "mine.jsonl"
+    color = "black" if puzzle.board.turn is BLACK else "white"
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    base = [sys.executable, "-m", "outflank", "puzzle", "find", str(games), "-o", str(out),
+            "--mistakes", "--workers", "1"]  # fmt: skip
+    run = subprocess.run([*base, "--color", color], capture_output=True, text=True, env=env,
+                         timeout=300)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert [p.id for p in PuzzleSet.load(out)] == [puzzle.id]
+    bad = subprocess.run([*base[:-3], "--color", color], capture_output=True, text=True,
+                         env=env, timeout=300)  # fmt: skip
+    assert bad.returncode == 2 and "--color goes with --mistakes" in bad.stderr

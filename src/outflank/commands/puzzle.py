@@ -6,7 +6,9 @@ with its refutation, and then the solution line is played out. Your
 Glicko-2 rating and streak are kept for the session (``--rating`` starts
 elsewhere than 1500). ``show ID`` prints a puzzle with its analysis,
 ``list`` the set, ``verify`` checks puzzles again with the exact solver,
-``find GAMES`` makes puzzles out of your own games (GGF or transcripts).
+``find GAMES`` makes puzzles out of your own games (GGF or transcripts):
+of every position, or with ``--mistakes`` of those where a review
+(``outflank review``) found a mistake.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from outflank.board import BLACK, Board, Move
+from outflank.board import BLACK, Board, Color, Move
 from outflank.errors import OutflankError
+from outflank.ggf import GameRecord
 from outflank.interrupt import EXIT_INTERRUPTED, StopSignals
 from outflank.puzzles import Analyst, PuzzleSet, verify
+from outflank.puzzles.generate import Job
 from outflank.puzzles.puzzle import GRADES, Puzzle, PuzzleError
 from outflank.puzzles.rating import Rating
 from outflank.puzzles.trainer import Solver, answer, next_puzzle, skip
@@ -55,6 +59,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=max(1, min(2, os.cpu_count() or 1)))
     p.add_argument("--min-empties", type=int, default=6)
     p.add_argument("--max-empties", type=int, default=20)
+    p.add_argument(
+        "--mistakes",
+        action="store_true",
+        help="review each game (outflank review) and examine only the positions before its"
+        " mistakes and blunders, up to 24 empties",
+    )
+    p.add_argument(
+        "--color",
+        choices=["black", "white"],
+        help="with --mistakes: only this side's mistakes (yours)",
+    )
 
 
 def _file_option(p: argparse.ArgumentParser, default: object = None) -> None:
@@ -276,12 +291,18 @@ def _find(args: argparse.Namespace) -> int:
     from outflank.puzzles import generate as gen
 
     records = read_ggf_file(args.games)
-    params = gen.GenParams(min_empties=args.min_empties, max_empties=args.max_empties)
+    if args.color and not args.mistakes:
+        raise OutflankError("--color goes with --mistakes")
+    if args.mistakes:  # every position a mistake was made in, whatever its empties
+        params = gen.GenParams(min_empties=1, max_empties=gen.MAX_EMPTIES)
+        jobs = _mistake_jobs(records, args)
+    else:
+        params = gen.GenParams(min_empties=args.min_empties, max_empties=args.max_empties)
+        jobs = [
+            gen.game_job(r.start, [m.move for m in r.moves], f"{args.games.name} game {n}")
+            for n, r in enumerate(records, 1)
+        ]
     params.check()
-    jobs = [
-        gen.game_job(r.start, [m.move for m in r.moves], f"{args.games.name} game {n}")
-        for n, r in enumerate(records, 1)
-    ]
     with (
         tempfile.TemporaryDirectory() as folder,
         StopSignals() as stop,
@@ -295,3 +316,18 @@ def _find(args: argparse.Namespace) -> int:
     PuzzleSet(found, {"made": "outflank puzzle find", "margin": params.margin}).save(args.out)
     print(f"{len(found)} puzzles from {len(records)} games written to {args.out}")
     return 0
+
+
+def _mistake_jobs(records: list[GameRecord], args: argparse.Namespace) -> list[Job]:
+    """A job per game: the positions before its mistakes, by a review."""
+    from outflank.puzzles import generate as gen
+    from outflank.review import Reviewer
+
+    color = Color.parse(args.color) if args.color else None
+    reviewer = Reviewer()
+    jobs = []
+    for number, record in enumerate(records, 1):
+        print(f"  reviewing game {number} of {len(records)}", file=sys.stderr, flush=True)
+        review = reviewer.review(record)
+        jobs.append(gen.review_job(review, color, f"{args.games.name} game {number}, review"))
+    return jobs

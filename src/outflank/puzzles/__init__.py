@@ -13,7 +13,14 @@ See docs/puzzles.md: what makes a puzzle, its grade, the generator and the
 rating of players.
 """
 
-from outflank.puzzles.find import Analyst, exact_line, exact_scores, examine, verify
+from outflank.puzzles.find import (
+    Analyst,
+    exact_line,
+    exact_scores,
+    examine,
+    puzzles_from_review,
+    verify,
+)
 from outflank.puzzles.puzzle import (
     DEFAULT_MARGIN,
     GRADES,
@@ -37,6 +44,7 @@ __all__ = [
     "exact_scores",
     "examine",
     "grade_of",
+    "puzzles_from_review",
     "uniqueness_problem",
     "verify",
 ]

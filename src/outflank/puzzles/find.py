@@ -11,9 +11,9 @@ by a new full exact analysis.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
-from outflank.board import PASS, Board, Move, Rules
+from outflank.board import PASS, Board, Color, Move, Rules
 from outflank.engine import Engine
 from outflank.puzzles.puzzle import (
     DEFAULT_MARGIN,
@@ -177,3 +177,27 @@ def verify(puzzle: Puzzle, analyst: Analyst, margin: int = DEFAULT_MARGIN) -> No
     if problem:
         raise PuzzleError(f"puzzle {puzzle.id}: {problem}")
     puzzle.check(margin)
+
+
+def puzzles_from_review(
+    review: Any,
+    analyst: Analyst | None = None,
+    *,
+    color: Color | None = None,
+    margin: int = DEFAULT_MARGIN,
+) -> list[Puzzle]:
+    """The puzzles a game review's mistakes make: the position before each
+    mistake or blunder (of ``color``, or of both sides) that is a puzzle by
+    a full exact analysis, as :func:`examine` finds it (at most
+    :data:`MAX_EMPTIES` empties). ``review``: an
+    :class:`outflank.review.GameReview`."""
+    analyst = analyst or Analyst.make()
+    found = []
+    for mistake in review.mistakes:
+        if color is not None and mistake.color is not color:
+            continue
+        where = f"review, move {mistake.number} ({mistake.move}, a {mistake.label.value})"
+        puzzle = examine(review.board(mistake.ply), analyst, margin=margin, source=where)
+        if puzzle is not None:
+            found.append(puzzle)
+    return found

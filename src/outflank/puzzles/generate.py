@@ -4,7 +4,7 @@ The work is cut into jobs: one self-play game (``self-play:K``, played
 from seeds derived from the generation's ``seed`` and K, so a job is the
 same whoever runs it), one recorded game (``game:HASH``, its start and
 moves) or a list of positions (``positions:HASH``, e.g. the mistakes of a
-game review). A job examines every position of its game within
+game review: :func:`review_job`). A job examines every position of its game within
 ``min_empties..max_empties`` by a full exact analysis
 (:func:`~outflank.puzzles.examine`) and returns the puzzles found.
 
@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from outflank.board import PASS, Board, Move
+from outflank.board import PASS, Board, Color, Move
 from outflank.book.symmetry import canonical
 from outflank.cluster import ray_cancel, ray_session, ray_wait
 from outflank.errors import OutflankError
@@ -40,6 +40,7 @@ from outflank.puzzles.find import MAX_EMPTIES, Analyst, examine, verify
 from outflank.puzzles.puzzle import GRADES, Puzzle, PuzzleSet, grade_of
 
 __all__ = [
+    "MAX_EMPTIES",
     "GenParams",
     "GenStatus",
     "Job",
@@ -49,6 +50,7 @@ __all__ = [
     "game_job",
     "generate",
     "positions_job",
+    "review_job",
     "run_job",
     "select",
     "self_play_jobs",
@@ -152,6 +154,20 @@ def positions_job(boards: Iterable[Board | tuple[Board, str]], source: str = "")
     items = [(b, "") if isinstance(b, Board) else b for b in boards]
     data = [[board.obf(), where or f"position {i}"] for i, (board, where) in enumerate(items, 1)]
     return Job(f"positions:{_digest(json.dumps(data))}", "positions", data, source)
+
+
+def review_job(review: Any, color: Color | None = None, source: str = "review") -> Job:
+    """A game review's mistakes and blunders (of ``color``, or of both
+    sides) as a job: the position before each, to be examined like any
+    other (most will not be puzzles: a mistake is often one of several
+    losing moves beside several good ones). ``review``: an
+    :class:`outflank.review.GameReview`."""
+    items = [
+        (review.board(m.ply), f"move {m.number} ({m.move}, a {m.label.value})")
+        for m in review.mistakes
+        if color is None or m.color is color
+    ]
+    return positions_job(items, source)
 
 
 # ---------------------------------------------------------------- one job
