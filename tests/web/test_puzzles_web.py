@@ -196,3 +196,21 @@ def test_the_pages_are_served(client: TestClient, puzzles: PuzzleSet) -> None:
         assert page.status_code == 200 and "puzzles.js" in page.text
     assert client.get("/static/puzzles.js").status_code == 200
     assert "/puzzles" in client.get("/").text  # the game page links to them
+
+
+def test_solvers_on_postgresql_and_two_servers(pg_url: str, puzzles: PuzzleSet) -> None:
+    """On PostgreSQL: two apps on one database (two server processes) share
+    the solvers; answers from both count, each once."""
+    with (
+        TestClient(create_app(pg_url, ai_delay=0.0)) as one,
+        TestClient(create_app(pg_url, ai_delay=0.0)) as two,
+    ):
+        solver = _solver(one)
+        first = puzzles.get(two.get("/api/puzzles/next", params={"solver": solver}).json()["id"])
+        assert _answer(two, first.id, solver, str(first.solution)).json()["rated"]
+        second = puzzles.get(one.get("/api/puzzles/next", params={"solver": solver}).json()["id"])
+        assert second.id != first.id
+        assert not _answer(one, second.id, solver, _wrong(second)).json()["correct"]
+        assert not _answer(two, second.id, solver, _wrong(second)).json()["rated"]
+        state = two.get(f"/api/puzzles/solvers/{solver}").json()
+        assert (state["solved"], state["failed"], state["best_streak"]) == (1, 1, 1)
