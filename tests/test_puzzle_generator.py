@@ -201,6 +201,11 @@ def test_the_script_end_to_end_and_its_errors(tmp_path: Path) -> None:
     assert made.returncode == 0 and "4 jobs done, 0 left" in made.stdout, made.stderr
     limited = _script("generate", str(db), "--games", "40", *TINY_ARGS, "--max-time", "0.001")
     assert limited.returncode == 3, limited.stderr  # the time limit left some
+    games = tmp_path / "g.ggf"
+    write_ggf_file(games, _games(2))
+    from_games = _script("generate", str(db), "--ggf", str(games), "--quiet")
+    assert from_games.returncode == 0, from_games.stderr
+    assert "2 jobs done, 0 left" in from_games.stdout  # the settings stored in the database
     summary = _script("summary", str(db))
     assert summary.returncode == 0 and "puzzles" in summary.stdout
     out = tmp_path / "x.jsonl"

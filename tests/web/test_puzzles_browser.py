@@ -123,8 +123,14 @@ def test_a_puzzle_solved_right_then_one_solved_wrong(server: str, console: Any) 
     page.click("#pz-line")
     page.wait_for_selector(f'#board[data-shown="line:{len(second.line)}"]', timeout=60_000)
     assert _shown(page) == _colors(second.board_after(second.line))
+    # try again: the position is back, and a right answer now is not rated
+    rating = page.text_content("#pz-rating")
     page.click("#pz-retry")
     assert _shown(page) == _colors(second.board)
+    page.click(f'#board .cell[data-square="{second.solution}"]')
+    page.wait_for_selector("#status .pz-right")
+    assert "not rated" in page.text_content("#status")
+    assert page.text_content("#pz-rating") == rating and page.text_content("#pz-streak") == "0"
 
     # the rating belongs to this browser: a reload shows the same
     rating = page.text_content("#pz-rating")

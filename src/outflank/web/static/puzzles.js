@@ -160,17 +160,11 @@ function showVerdict(v) {
   $("pz-retry").disabled = false;
 }
 
-// The position after frame i of a line (-1: the puzzle's own position).
+// The position after frame i of a line.
 function showFrame(frames, i) {
   state.run++;
-  const p = state.puzzle;
-  if (i < 0) {
-    board.setCells(p.cells);
-    board.setMarks({ legal: p.legal, turn: p.turn, playable: false });
-  } else {
-    board.setCells(frames[i].cells);
-    board.setMarks({ last: frames[i].move });
-  }
+  board.setCells(frames[i].cells);
+  board.setMarks({ last: frames[i].move });
   markPly(frames === state.verdict?.line ? i : -1);
 }
 
@@ -212,7 +206,7 @@ $("pz-line").addEventListener("click", () => {
   if (state.verdict) playOut(state.verdict.line);
 });
 $("pz-retry").addEventListener("click", () => {
-  if (state.verdict) showFrame(state.verdict.line, -1);
+  if (state.verdict && !state.busy) showPuzzle(state.puzzle); // answers from now on are not rated
 });
 
 async function start() {
