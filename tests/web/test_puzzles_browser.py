@@ -123,6 +123,9 @@ def test_a_puzzle_solved_right_then_one_solved_wrong(server: str, console: Any) 
     page.click("#pz-line")
     page.wait_for_selector(f'#board[data-shown="line:{len(second.line)}"]', timeout=60_000)
     assert _shown(page) == _colors(second.board_after(second.line))
+    # a move of the solution line, clicked: the position after it
+    page.click('#pz-moves li[data-ply="1"]')
+    assert _shown(page) == _colors(second.board_after(second.line[:1]))
     # try again: the position is back, and a right answer now is not rated
     rating = page.text_content("#pz-rating")
     page.click("#pz-retry")
