@@ -103,3 +103,32 @@ def test_bad_input_is_a_one_line_error(tmp_path: Path, capsys, monkeypatch) -> N
         code, out, err = _run(args, capsys, monkeypatch)
         assert code == 2 and message in err and len(err.splitlines()) == 1, (args, err)
         assert "your move" not in out
+
+
+def test_a_profile_keeps_the_rating_between_sessions(
+    puzzle: Puzzle, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    profile = tmp_path / "me.json"
+    args = ["puzzle", "--profile", str(profile), "play", puzzle.id, "--count", "1"]
+    code, _, _ = _run(args, capsys, monkeypatch, f"{puzzle.solution}\n")
+    assert code == 0
+    saved = json.loads(profile.read_text())
+    assert saved["solved"] == 1 and saved["streak"] == 1 and saved["seen"] == [puzzle.id]
+    assert saved["rating"] > 1500
+    # the next session goes on from there: a new puzzle, the streak kept
+    code, out, _ = _run(["puzzle", "--profile", str(profile), "--count", "1"], capsys,
+                        monkeypatch, "skip\n")  # fmt: skip
+    assert code == 0 and f"puzzle {puzzle.id} " not in out
+    assert "best streak 1" in out and f"rating {round(saved['rating'])}" in out
+    assert len(json.loads(profile.read_text())["seen"]) == 2
+    # bad profiles and a clash are one-line errors, the file unchanged
+    before = profile.read_text()
+    code, _, err = _run(["puzzle", "--profile", str(profile), "--rating", "1700"], capsys,
+                        monkeypatch)  # fmt: skip
+    assert code == 2 and "holds a rating already" in err and profile.read_text() == before
+    for text in ("nonsense", "[]", '{"rating": 1500}', before.replace('"rd": ', '"rd": -')):
+        bad = tmp_path / "bad.json"
+        bad.write_text(text)
+        code, _, err = _run(["puzzle", "--profile", str(bad)], capsys, monkeypatch)
+        assert code == 2 and "not a puzzle profile" in err, (text, err)
+        assert bad.read_text() == text

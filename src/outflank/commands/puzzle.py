@@ -3,12 +3,13 @@
 ``play`` (the default) shows puzzles near your rating one after another:
 type the move that keeps the win (or the draw); a wrong move is answered
 with its refutation, and then the solution line is played out. Your
-Glicko-2 rating and streak are kept for the session (``--rating`` starts
-elsewhere than 1500). ``show ID`` prints a puzzle with its analysis,
-``list`` the set, ``verify`` checks puzzles again with the exact solver,
-``find GAMES`` makes puzzles out of your own games (GGF or transcripts):
-of every position, or with ``--mistakes`` of those where a review
-(``outflank review``) found a mistake.
+Glicko-2 rating and streak are kept for the session, or in a file with
+``--profile FILE`` (``--rating`` starts a new solver elsewhere than 1500).
+``show ID`` prints a puzzle with its analysis, ``list`` the set,
+``verify`` checks puzzles again with the exact solver, ``find GAMES``
+makes puzzles out of your own games (GGF or transcripts): of every
+position, or with ``--mistakes`` of those where a review (``outflank
+review``) found a mistake.
 """
 
 from __future__ import annotations
@@ -28,7 +29,14 @@ from outflank.puzzles import Analyst, PuzzleSet, verify
 from outflank.puzzles.generate import Job
 from outflank.puzzles.puzzle import GRADES, Puzzle, PuzzleError
 from outflank.puzzles.rating import Rating
-from outflank.puzzles.trainer import Solver, answer, next_puzzle, skip
+from outflank.puzzles.trainer import (
+    Solver,
+    answer,
+    load_solver,
+    next_puzzle,
+    save_solver,
+    skip,
+)
 
 NAME = "puzzle"
 ALIASES = ("puzzles",)
@@ -37,7 +45,7 @@ HELP = "solve puzzles (find the only move that keeps the win), check or make the
 
 def configure(parser: argparse.ArgumentParser) -> None:
     _play_options(parser, argparse.SUPPRESS)
-    parser.set_defaults(file=None, rating=1500.0, grade=None, count=None, seed=None,
+    parser.set_defaults(file=None, rating=None, profile=None, grade=None, count=None, seed=None,
                         no_color=False, id=None)  # fmt: skip
     sub = parser.add_subparsers(dest="puzzle_command", metavar="ACTION")
     p = sub.add_parser("play", help="solve puzzles near your rating (the default)")
@@ -85,7 +93,16 @@ def _play_options(p: argparse.ArgumentParser, default: object) -> None:
     """The options of ``play``, on ``outflank puzzle`` itself and on ``play``
     (``default`` SUPPRESS: the one given wherever it is given wins)."""
     _file_option(p, default)
-    p.add_argument("--rating", type=float, default=default, help="your starting rating (1500)")
+    p.add_argument(
+        "--rating", type=float, default=default, help="your starting rating (1500; a new solver)"
+    )
+    p.add_argument(
+        "--profile",
+        type=Path,
+        default=default,
+        help="keep your rating, streak and the puzzles seen in this file (read, then written"
+        " after each answer)",
+    )
     p.add_argument(
         "--grade", type=int, choices=list(GRADES), default=default, help="only this grade"
     )
@@ -213,7 +230,13 @@ def _play(args: argparse.Namespace) -> int:
             say(str(rendered))
 
     rng = random.Random(args.seed)
-    solver = Solver(rating=Rating(args.rating))
+    profile = args.profile
+    if profile is not None and profile.exists():
+        if args.rating is not None:
+            raise OutflankError(f"{profile} holds a rating already: --rating starts a new one")
+        solver = load_solver(profile)
+    else:
+        solver = Solver(rating=Rating(1500.0 if args.rating is None else args.rating))
     done = 0
     while args.count is None or done < args.count:
         puzzle = puzzles.get(first) if first and done == 0 else next_puzzle(puzzles, solver, rng)
@@ -228,6 +251,8 @@ def _play(args: argparse.Namespace) -> int:
             if text == "skip":
                 verdict = None
                 solver = skip(solver, puzzle)
+                if profile is not None:
+                    save_solver(solver, profile)
                 say(f"skipped: the solution was {puzzle.solution} ({puzzle.score:+d})")
                 break
             try:
@@ -235,6 +260,8 @@ def _play(args: argparse.Namespace) -> int:
             except OutflankError as exc:
                 say(f"? {exc}")
                 continue
+            if profile is not None:
+                save_solver(solver, profile)
             break
         if verdict is not None:
             if verdict.correct:

@@ -9,16 +9,18 @@ not legal in the puzzle raises).
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Final
 
 from outflank.board import Move
 from outflank.errors import IllegalMoveError, InvalidMoveError
-from outflank.puzzles.puzzle import Puzzle, PuzzleSet
+from outflank.puzzles.puzzle import Puzzle, PuzzleError, PuzzleSet
 from outflank.puzzles.rating import Rating, after_puzzle
 
-__all__ = ["Solver", "Verdict", "answer", "next_puzzle", "skip"]
+__all__ = ["Solver", "Verdict", "answer", "load_solver", "next_puzzle", "save_solver", "skip"]
 
 #: How many recently seen puzzle ids a solver's state keeps (not offered again).
 SEEN_LIMIT: Final = 2000
@@ -135,3 +137,27 @@ def _seen(solver: Solver, puzzle: Puzzle) -> tuple[str, ...]:
     """The seen ids with ``puzzle``'s last, at most :data:`SEEN_LIMIT` of them."""
     kept = tuple(s for s in solver.seen if s != puzzle.id)
     return (*kept[-(SEEN_LIMIT - 1) :], puzzle.id)
+
+
+def load_solver(path: str | Path) -> Solver:
+    """A solver saved by :func:`save_solver`; :class:`PuzzleError` if the
+    file is not one (OS errors, such as a missing file, propagate)."""
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        solver = Solver.from_dict(json.loads(text))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise PuzzleError(f"{path}: not a puzzle profile (a solver saved as JSON)") from None
+    if (
+        not (0 < solver.rating.rd <= 350 and 0 < solver.rating.volatility < 1)
+        or min(solver.streak, solver.best_streak, solver.solved, solver.failed) < 0
+    ):
+        raise PuzzleError(f"{path}: not a puzzle profile (impossible values)")
+    return solver
+
+
+def save_solver(solver: Solver, path: str | Path) -> None:
+    """Write a solver as JSON (written whole, then renamed into place)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(solver.to_dict()) + "\n", encoding="utf-8")
+    tmp.replace(path)
