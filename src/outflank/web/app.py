@@ -22,7 +22,8 @@ from outflank import __version__
 from outflank.web import errors
 from outflank.web.collector import QuietCollector
 from outflank.web.middleware import BodyLimit, CountPeople
-from outflank.web.routes import analysis, games, moves, site, socket
+from outflank.web.puzzles import PuzzleService
+from outflank.web.routes import analysis, games, moves, puzzles, site, socket
 from outflank.web.service import GameService
 from outflank.web.storage import Storage
 
@@ -31,7 +32,7 @@ __all__ = ["create_app"]
 log = logging.getLogger("outflank.web")
 
 #: The routers of the API, in the order they are tried (the page's come first).
-ROUTERS = (games.router, moves.router, analysis.router, socket.router)
+ROUTERS = (games.router, moves.router, analysis.router, puzzles.router, socket.router)
 
 
 def create_app(
@@ -82,6 +83,7 @@ def create_app(
     )
     app.state.service = service
     app.state.storage = storage
+    app.state.puzzles = PuzzleService(storage)
     app.state.quiet_gc = quiet_gc
     app.add_middleware(BodyLimit)
     app.add_middleware(CountPeople, people=service.people)
