@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
@@ -24,6 +25,7 @@ from outflank.web.collector import QuietCollector
 from outflank.web.middleware import BodyLimit, CountPeople
 from outflank.web.puzzles import PuzzleService
 from outflank.web.routes import analysis, games, moves, puzzles, site, socket
+from outflank.web.routes.common import errors_as_json
 from outflank.web.service import GameService
 from outflank.web.storage import Storage
 
@@ -91,7 +93,20 @@ def create_app(
     app.mount("/static", StaticFiles(directory=site.STATIC), name="static")
     for router in ROUTERS:
         app.include_router(router)
+    app.openapi = _schema(app)  # type: ignore[method-assign]
     return app
+
+
+def _schema(app: FastAPI) -> Callable[[], dict[str, Any]]:
+    """The app's OpenAPI document, built once, every error body as JSON."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = errors_as_json(build())
+        return app.openapi_schema
+
+    return openapi
 
 
 @asynccontextmanager

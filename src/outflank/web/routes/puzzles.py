@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import HTTPConnection
 
 from outflank.web.puzzles import PuzzleService
+from outflank.web.routes.common import answers
 from outflank.web.routes.site import STATIC
 
 __all__ = ["AnswerRequest", "router"]
@@ -55,31 +56,31 @@ def puzzle_page(puzzle_id: str) -> FileResponse:
     return puzzles_page()
 
 
-@router.post("/api/puzzles/solvers", status_code=201)
+@router.post("/api/puzzles/solvers", status_code=201, responses=answers(None))
 def new_solver(puzzles: Puzzles) -> dict[str, Any]:
     """A new solver for this browser (rating 1500): keep its secret."""
     return puzzles.new_solver()
 
 
-@router.get("/api/puzzles/solvers/{solver}")
+@router.get("/api/puzzles/solvers/{solver}", responses=answers(None, 404))
 def solver(solver: str, puzzles: Puzzles) -> dict[str, Any]:
     """A solver's Glicko-2 rating, streak and counts."""
     return puzzles.solver(solver)
 
 
-@router.get("/api/puzzles/next")
+@router.get("/api/puzzles/next", responses=answers(None, 404))
 def next_puzzle(solver: SolverSecret, puzzles: Puzzles) -> dict[str, Any]:
     """A puzzle near the solver's rating that it has not seen (no solution in it)."""
     return puzzles.next(solver)
 
 
-@router.get("/api/puzzles/{puzzle_id}")
+@router.get("/api/puzzles/{puzzle_id}", responses=answers(None, 404))
 def puzzle(puzzle_id: str, puzzles: Puzzles) -> dict[str, Any]:
     """One puzzle by id (no solution in it)."""
     return puzzles.puzzle(puzzle_id)
 
 
-@router.post("/api/puzzles/{puzzle_id}/answer")
+@router.post("/api/puzzles/{puzzle_id}/answer", responses=answers(None, 400, 404, 413))
 def answer(puzzle_id: str, body: AnswerRequest, puzzles: Puzzles) -> dict[str, Any]:
     """Judge a move: right or wrong, the refutation, the solution line and
     the solver's new rating (only its first answer to a puzzle is rated)."""
