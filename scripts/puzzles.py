@@ -2,7 +2,7 @@
 
     python scripts/puzzles.py generate DB --games 2000 [--ggf GAMES.ggf ...] [--workers 2]
     python scripts/puzzles.py summary DB
-    python scripts/puzzles.py export DB OUT.jsonl --count 1000 [--per-game 2]
+    python scripts/puzzles.py export DB [DB ...] OUT.jsonl --count 1000 [--per-game 2]
 
 ``generate`` examines every position of each game within --min-empties to
 --max-empties by a full exact analysis (outflank.puzzles.generate) and
@@ -97,18 +97,26 @@ def _summary(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    if not args.db.is_file():
-        raise OutflankError(f"no puzzle database {args.db}")
+    for path in args.db:
+        if not path.is_file():
+            raise OutflankError(f"no puzzle database {path}")
 
     def progress(done: int, total: int) -> None:
         if not args.quiet and (done % 50 == 0 or done == total):
             print(f"  checked {done}/{total}", file=sys.stderr, flush=True)
 
-    with gen.PuzzleDB.open(args.db) as db, StopSignals() as stop:
-        out = gen.export(
-            db, args.out, args.count, per_job=args.per_game, seed=args.seed,
-            check=not args.no_check, on_progress=progress, stop=stop,
-        )  # fmt: skip
+    dbs = []
+    try:
+        for path in args.db:
+            dbs.append(gen.PuzzleDB.open(path))
+        with StopSignals() as stop:
+            out = gen.export(
+                dbs, args.out, args.count, per_job=args.per_game, seed=args.seed,
+                check=not args.no_check, on_progress=progress, stop=stop,
+            )  # fmt: skip
+    finally:
+        for db in dbs:
+            db.close()
     grades = {g: 0 for g in GRADES}
     for puzzle in out:
         grades[puzzle.grade] += 1
@@ -149,9 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("db", type=Path)
     p.set_defaults(run=_summary)
 
-    p = sub.add_parser("export", help="write a graded, checked puzzle file from a database")
-    p.add_argument("db", type=Path)
-    p.add_argument("out", type=Path)
+    p = sub.add_parser("export", help="write a graded, checked puzzle file from databases")
+    p.add_argument("db", type=Path, nargs="+", help="one or more puzzle databases")
+    p.add_argument("out", type=Path, help="the puzzle file to write")
     p.add_argument("--count", type=int, default=1000)
     p.add_argument("--per-game", type=int, default=2, help="at most this many from one game")
     p.add_argument("--seed", type=int, default=1, help="of the random choice within a grade")

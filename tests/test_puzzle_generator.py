@@ -293,3 +293,28 @@ def test_outflank_puzzle_find_mistakes(tmp_path: Path) -> None:
     bad = subprocess.run([*base[:-3], "--color", color], capture_output=True, text=True,
                          env=env, timeout=300)  # fmt: skip
     assert bad.returncode == 2 and "--color goes with --mistakes" in bad.stderr
+
+
+def test_export_from_two_databases(tmp_path: Path) -> None:
+    other = gen.GenParams(**{**asdict(TINY), "seed": 4})
+    a = gen.PuzzleDB.open(tmp_path / "a.db", TINY)
+    b = gen.PuzzleDB.open(tmp_path / "b.db", other)
+    c = gen.PuzzleDB.open(tmp_path / "c.db", gen.GenParams(**{**asdict(TINY), "margin": 6}))
+    try:
+        gen.generate(a, gen.self_play_jobs(4), workers=2)
+        gen.generate(b, gen.self_play_jobs(4), workers=2)
+        # a game of a's, recorded and found again in b: its puzzles count once
+        job, _ = a.puzzles()[0]
+        game = gen._self_play(TINY, int(job.split(":")[1]))
+        gen.generate(b, [gen.game_job(game.root(), game.move_stack, "again")], workers=1)
+        ids_a, ids_b = set(_ids(a)), set(_ids(b))
+        assert ids_a & ids_b
+        out = gen.export([a, b], tmp_path / "ab.jsonl", 1000, per_job=100, check=False)
+        assert sorted(p.id for p in out) == sorted(ids_a | ids_b)
+        assert [m["seed"] for m in out.header["made"]] == [3, 4]
+        with pytest.raises(OutflankError, match="different margins"):
+            gen.export([a, c], tmp_path / "ac.jsonl", 10)
+        assert not (tmp_path / "ac.jsonl").exists()
+    finally:
+        for db in (a, b, c):
+            db.close()

@@ -92,6 +92,7 @@ def test_a_puzzle_solved_right_then_one_solved_wrong(server: str, console: Any) 
     puzzle = _current(page)
     assert f"to move and {puzzle.result}" in page.text_content("#status")
     assert page.text_content("#pz-rating") == "1500"
+    assert page.is_visible("#pz-provisional")  # a new solver's rating is provisional
 
     page.click(f'#board .cell[data-square="{puzzle.solution}"]')
     page.wait_for_selector("#status .pz-right")

@@ -26,7 +26,7 @@ import json
 import random
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -508,7 +508,7 @@ def select(
 
 
 def export(
-    db: PuzzleDB,
+    db: PuzzleDB | Sequence[PuzzleDB],
     path: str | Path,
     count: int,
     *,
@@ -518,27 +518,47 @@ def export(
     on_progress: Callable[[int, int], None] | None = None,
     stop: Stop | None = None,
 ) -> PuzzleSet:
-    """Write a graded set of up to ``count`` puzzles from the database to a
-    puzzle file; with ``check``, each is first verified by a new full
-    exact analysis (:func:`~outflank.puzzles.verify`), and a puzzle that
-    fails stops the export with :class:`~outflank.puzzles.PuzzleError`."""
-    params = db.params()
-    if params is None:
-        raise OutflankError(f"{db.path}: no generation parameters")
-    chosen = select(db.puzzles(), count, per_job, seed)
+    """Write a graded set of up to ``count`` puzzles from the database (or
+    databases: made with the same margin, e.g. one of short endgames and
+    one of longer ones; a position found in several counts once) to a
+    puzzle file; with ``check``, each is first verified by a new full exact
+    analysis (:func:`~outflank.puzzles.verify`), and a puzzle that fails
+    stops the export with :class:`~outflank.puzzles.PuzzleError`."""
+    dbs = [db] if isinstance(db, PuzzleDB) else list(db)
+    if not dbs:
+        raise OutflankError("no puzzle database to export from")
+    made = []
+    for one in dbs:
+        params = one.params()
+        if params is None:
+            raise OutflankError(f"{one.path}: no generation parameters")
+        made.append(params)
+    margins = {params.margin for params in made}
+    if len(margins) > 1:
+        raise OutflankError(f"the databases were made with different margins: {sorted(margins)}")
+    margin = margins.pop()
+    found: list[tuple[str, Puzzle]] = []
+    positions: set[bytes] = set()
+    for number, one in enumerate(dbs):
+        for job, puzzle in one.puzzles():
+            key = _canonical(puzzle.board)
+            if key not in positions:  # found again in another database
+                positions.add(key)
+                found.append((f"{number}:{job}" if len(dbs) > 1 else job, puzzle))
+    chosen = select(found, count, per_job, seed)
     if check:
         analyst = Analyst.make(threads=1)
         for i, puzzle in enumerate(chosen, 1):
             if stop is not None and stop.requested:
                 raise OutflankError("export interrupted: nothing written")
             analyst.exact.clear()
-            verify(puzzle, analyst, params.margin)
+            verify(puzzle, analyst, margin)
             if on_progress is not None:
                 on_progress(i, len(chosen))
     header = {
-        "margin": params.margin,
+        "margin": margin,
         "checked": "every puzzle by a full exact analysis" if check else "no",
-        "made": asdict(params),
+        "made": asdict(made[0]) if len(made) == 1 else [asdict(p) for p in made],
     }
     out = PuzzleSet(chosen, header)
     out.save(path)

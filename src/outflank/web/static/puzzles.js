@@ -30,6 +30,9 @@ function setStatus(html) {
 
 function showSolver(s, change = null) {
   $("pz-rating").textContent = s.rating;
+  // provisional while the deviation is wide (a new solver: few puzzles yet)
+  $("pz-provisional").hidden = s.rd <= 110;
+  $("pz-rating").title = `rating deviation ${s.rd}`;
   $("pz-streak").textContent = s.streak;
   $("pz-best").textContent = s.best_streak;
   $("pz-solved").textContent = s.solved;
