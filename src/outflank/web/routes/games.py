@@ -76,7 +76,8 @@ async def get_game(
     fallback of the WebSocket: long polling)."""
     if since is not None and wait > 0:
         await _wait_for_version(service, game_id, since, wait)
-    return json_text(await run_in_threadpool(service.get, game_id, seat))
+    held = service.cached_holder(game_id, seat)  # no thread for a cached game
+    return json_text(held[0] if held else await run_in_threadpool(service.get, game_id, seat))
 
 
 async def _wait_for_version(service: GameService, game_id: str, since: int, wait: float) -> None:
