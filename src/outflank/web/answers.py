@@ -26,6 +26,10 @@ __all__ = [
     "LearnTrace",
     "NewGameAnswer",
     "PlyAnswer",
+    "PuzzleFrame",
+    "PuzzleSolver",
+    "PuzzleVerdict",
+    "PuzzleView",
     "SeatPlayer",
 ]
 
@@ -194,3 +198,59 @@ class Info(_Answer):
     opponents: list[Opponent]
     levels: Levels
     threads: Threads
+
+
+# ---------------------------------------------------------------- puzzles
+class PuzzleSolver(_Answer):
+    """A browser's puzzle solving: its Glicko-2 rating and deviation, streaks
+    and counts; ``solver`` (the secret to keep) in the answer that makes one."""
+
+    solver: str | None = Field(default=None, description="the new solver's secret: keep it")
+    rating: int
+    rd: int = Field(description="the rating's deviation (350 for a new solver)")
+    streak: int = Field(description="puzzles solved in a row, up to now")
+    best_streak: int
+    solved: int
+    failed: int
+
+
+class PuzzleView(_Answer):
+    """A puzzle as it is set: the position and what to find, not the answer."""
+
+    id: str
+    obf: str
+    cells: str = Field(description="64 cells a1..h8: X black, O white, - empty")
+    turn: Color
+    legal: list[str]
+    rating: int
+    grade: int = Field(ge=1, le=5)
+    grade_name: str
+    goal: Literal["win", "draw"] = Field(description="what the one right move keeps")
+    empties: int
+
+
+class PuzzleFrame(_Answer):
+    """One move of a line: who plays it and the cells after it."""
+
+    move: str
+    color: Color
+    cells: str
+
+
+class PuzzleVerdict(_Answer):
+    """The judgement of an answer: right or wrong, the exact scores (final
+    disc differences, the mover's view), what follows the move played (a
+    wrong move's refutation), the solution line, the solver after it."""
+
+    id: str
+    move: str
+    correct: bool
+    rated: bool = Field(description="false for a second answer to the same puzzle")
+    score: int
+    best: int
+    solution: str
+    scores: dict[str, int]
+    played: list[PuzzleFrame]
+    line: list[PuzzleFrame]
+    change: int = Field(description="rating points won or lost")
+    solver: PuzzleSolver
