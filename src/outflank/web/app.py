@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
@@ -22,7 +23,9 @@ from outflank import __version__
 from outflank.web import errors
 from outflank.web.collector import QuietCollector
 from outflank.web.middleware import BodyLimit, CountPeople
-from outflank.web.routes import analysis, games, moves, site, socket
+from outflank.web.puzzles import PuzzleService
+from outflank.web.routes import analysis, games, moves, puzzles, site, socket
+from outflank.web.routes.common import errors_as_json
 from outflank.web.service import GameService
 from outflank.web.storage import Storage
 
@@ -31,7 +34,7 @@ __all__ = ["create_app"]
 log = logging.getLogger("outflank.web")
 
 #: The routers of the API, in the order they are tried (the page's come first).
-ROUTERS = (games.router, moves.router, analysis.router, socket.router)
+ROUTERS = (games.router, moves.router, analysis.router, puzzles.router, socket.router)
 
 
 def create_app(
@@ -82,6 +85,7 @@ def create_app(
     )
     app.state.service = service
     app.state.storage = storage
+    app.state.puzzles = PuzzleService(storage)
     app.state.quiet_gc = quiet_gc
     app.add_middleware(BodyLimit)
     app.add_middleware(CountPeople, people=service.people)
@@ -89,7 +93,20 @@ def create_app(
     app.mount("/static", StaticFiles(directory=site.STATIC), name="static")
     for router in ROUTERS:
         app.include_router(router)
+    app.openapi = _schema(app)  # type: ignore[method-assign]
     return app
+
+
+def _schema(app: FastAPI) -> Callable[[], dict[str, Any]]:
+    """The app's OpenAPI document, built once, every error body as JSON."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = errors_as_json(build())
+        return app.openapi_schema
+
+    return openapi
 
 
 @asynccontextmanager

@@ -1,9 +1,11 @@
 """Saved games in a real database through SQLAlchemy 2.
 
-Three tables: ``games`` (one row per game: rules, start position, players,
-undo cursor, a version number bumped on every change), ``moves`` (one row per
-ply, kept beyond the cursor so that undo can be redone) and ``seats`` (one
-row per colour, with the secret that proves a browser holds it).
+Three tables for games: ``games`` (one row per game: rules, start position,
+players, undo cursor, a version number bumped on every change), ``moves``
+(one row per ply, kept beyond the cursor so that undo can be redone) and
+``seats`` (one row per colour, with the secret that proves a browser holds
+it); and ``puzzle_solvers``, one row per browser solving puzzles (its
+rating and streak).
 
 Every change is committed before anyone is told about it, so a game survives
 a server restart or a ``kill -9`` at any moment. SQLite is the default
@@ -52,6 +54,7 @@ __all__ = [
     "DatabaseError",
     "GameRow",
     "MoveRow",
+    "PuzzleSolverRow",
     "SeatRow",
     "Storage",
     "database_url",
@@ -158,6 +161,26 @@ class SeatRow(Base):
     player: Mapped[dict[str, Any]] = mapped_column(JSON)
 
     game: Mapped[GameRow] = relationship(back_populates="seats")
+
+
+class PuzzleSolverRow(Base):
+    """A browser's puzzle solving: its Glicko-2 rating, streaks, counts and
+    the puzzles it has seen (newest last). ``secret`` is what the browser
+    keeps to prove it is this solver."""
+
+    __tablename__ = "puzzle_solvers"
+
+    secret: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    rating: Mapped[float] = mapped_column(Float)
+    rd: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    streak: Mapped[int] = mapped_column(Integer, default=0)
+    best_streak: Mapped[int] = mapped_column(Integer, default=0)
+    solved: Mapped[int] = mapped_column(Integer, default=0)
+    failed: Mapped[int] = mapped_column(Integer, default=0)
+    seen: Mapped[list[str]] = mapped_column(JSON, default=list)
 
 
 def database_url(path_or_url: str) -> str:
