@@ -2,8 +2,9 @@
  * endgame.h - the exact endgame solver (endgame.c): disc differences by
  * alpha-beta to the end of the game, with the midgame search of search.h
  * ordering its moves and predicting its selective passes' cut-offs. The
- * dependency is one-way: the solver calls the midgame search, never the
- * reverse; searcher.c (the Python face) drives both.
+ * dependency is one-way: the solver calls the midgame search, which
+ * reaches the solver only through the pointer mid_horizon_solver that
+ * searcher.c (the Python face, which drives both) sets at import.
  */
 #ifndef OUTFLANK_ENDGAME_H
 #define OUTFLANK_ENDGAME_H

@@ -2,7 +2,8 @@
  * search.c - limits, root moves and the midgame search: principal variation
  * search (negamax alpha-beta with null windows) over evaluator scores, with
  * a transposition table and move ordering (TT move, then evaluator order or
- * fastest-first near the leaves).
+ * fastest-first near the leaves), probable cut-offs, and the horizon solve
+ * (positions with few empties handed to the exact solver: search.h).
  */
 #define _POSIX_C_SOURCE 199309L
 #include "search.h"
