@@ -1,9 +1,11 @@
 """Saved games in a real database through SQLAlchemy 2.
 
-Three tables: ``games`` (one row per game: rules, start position, players,
+Four tables: ``games`` (one row per game: rules, start position, players,
 undo cursor, a version number bumped on every change), ``moves`` (one row per
-ply, kept beyond the cursor so that undo can be redone) and ``seats`` (one
-row per colour, with the secret that proves a browser holds it).
+ply, kept beyond the cursor so that undo can be redone), ``seats`` (one
+row per colour, with the secret that proves a browser holds it) and
+``reviews`` (a game's latest finished review: the moves it covers and its
+JSON, :mod:`outflank.web.reviews`).
 
 Every change is committed before anyone is told about it, so a game survives
 a server restart or a ``kill -9`` at any moment. SQLite is the default
@@ -27,6 +29,7 @@ from sqlalchemy import (
     ForeignKey,
     Integer,
     String,
+    Text,
     UniqueConstraint,
     create_engine,
     event,
@@ -52,6 +55,7 @@ __all__ = [
     "DatabaseError",
     "GameRow",
     "MoveRow",
+    "ReviewRow",
     "SeatRow",
     "Storage",
     "database_url",
@@ -158,6 +162,20 @@ class SeatRow(Base):
     player: Mapped[dict[str, Any]] = mapped_column(JSON)
 
     game: Mapped[GameRow] = relationship(back_populates="seats")
+
+
+class ReviewRow(Base):
+    """A game's latest finished review: the moves it covers (``"f5 d6 pass
+    ..."``) and the review as JSON text."""
+
+    __tablename__ = "reviews"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    moves: Mapped[str] = mapped_column(Text)
+    data: Mapped[str] = mapped_column(Text)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
 def database_url(path_or_url: str) -> str:

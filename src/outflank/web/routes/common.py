@@ -8,9 +8,10 @@ from fastapi import Depends
 from fastapi.responses import Response
 from starlette.requests import HTTPConnection
 
+from outflank.web.reviews import Reviews as ReviewJobs
 from outflank.web.service import GameService
 
-__all__ = ["Service", "game_service", "json_text"]
+__all__ = ["Reviews", "Service", "game_reviews", "game_service", "json_text"]
 
 
 async def game_service(connection: HTTPConnection) -> GameService:
@@ -20,6 +21,15 @@ async def game_service(connection: HTTPConnection) -> GameService:
 
 #: An endpoint's parameter annotated ``Service`` receives the app's game service.
 Service = Annotated[GameService, Depends(game_service)]
+
+
+async def game_reviews(connection: HTTPConnection) -> ReviewJobs:
+    """The app's reviews (``app.state.reviews``)."""
+    return connection.app.state.reviews
+
+
+#: An endpoint's parameter annotated ``Reviews`` receives the app's reviews.
+Reviews = Annotated[ReviewJobs, Depends(game_reviews)]
 
 
 def json_text(text: str, status: int = 200) -> Response:
