@@ -17,6 +17,7 @@ move by move: the board must be the one the server last reported.
     python bench/web_load.py --servers 3 --db postgresql+psycopg://user@host/db
     python bench/web_load.py --compare /tmp/old-checkout   # old server, then this one
     python bench/web_load.py --games 500 --rate 600   # paced: 600 human moves/s in all
+    python bench/web_load.py --games 500 --profile /tmp/burst.txt   # py-spy: the first seconds
 
 The games start spread over the first ``--ramp`` seconds (1). By default
 each person answers the AI at once (a closed loop that saturates the
@@ -33,6 +34,13 @@ HTTP/1.1 on one kept-alive connection per game, takes WebSocket messages
 uncompressed and does not collect garbage while it measures, so that it
 costs the machine less than the server it measures and its own pauses do
 not count as the server's.
+
+``--profile FILE`` samples the (first) server with py-spy (``pip install
+py-spy``; it needs the right to ptrace the server) from the start of the
+load for ``--profile-seconds`` (the arrival burst by default), only the
+threads that hold the interpreter lock, and prints where that time went:
+the functions with the largest share of the samples, inclusive and self.
+FILE keeps py-spy's raw stacks (collapsed: one stack and its count a line).
 """
 
 from __future__ import annotations
@@ -348,6 +356,42 @@ def _cpu_seconds(pid: int) -> float:
         return float("nan")
 
 
+def start_profile(pid: int, seconds: float, out: Path) -> subprocess.Popen[bytes]:
+    """py-spy sampling ``pid`` for ``seconds`` into ``out`` (raw collapsed stacks):
+    only the threads holding the interpreter lock, without pausing the server."""
+    cmd = ["py-spy", "record", "--pid", str(pid), "--duration", str(max(1, round(seconds)))]
+    cmd += ["--rate", "200", "--format", "raw", "--gil", "--nonblocking", "--nolineno"]
+    cmd += ["--output", str(out)]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def profile_table(raw: Path, top: int = 25) -> str:
+    """The functions with the most samples in py-spy's raw stacks: inclusive
+    (on the stack) and self (the innermost frame), in % of all samples."""
+    inclusive: dict[str, int] = {}
+    own: dict[str, int] = {}
+    total = 0
+    for line in raw.read_text(errors="replace").splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        n = int(count)
+        total += n
+        frames = [f.strip() for f in stack.split(";") if f.strip()]
+        for frame in set(frames):
+            inclusive[frame] = inclusive.get(frame, 0) + n
+        if frames:
+            own[frames[-1]] = own.get(frames[-1], 0) + n
+    if not total:
+        return "profile: no samples"
+    lines = [f"profile: {total} samples holding the interpreter lock"]
+    for title, table in (("inclusive", inclusive), ("self", own)):
+        lines.append(f"  {title}:")
+        for frame, n in sorted(table.items(), key=lambda item: -item[1])[:top]:
+            lines.append(f"    {100 * n / total:5.1f} %  {frame[:150]}")
+    return "\n".join(lines)
+
+
 def run(label: str, src: Path, args: argparse.Namespace) -> tuple[str, bool]:
     """One measurement: servers from ``src``, the load, the replay check; a table row."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -365,11 +409,19 @@ def run(label: str, src: Path, args: argparse.Namespace) -> tuple[str, bool]:
                 wait_until_up(proc, port, logs[servers.index(proc)])
             before = sum(_cpu_seconds(p.pid) for p in servers)
             mine = time.process_time()
+            spy = None
+            if args.profile is not None:
+                seconds = args.profile_seconds or args.ramp + 3
+                spy = start_profile(servers[0].pid, seconds, args.profile)
             elapsed = asyncio.run(
                 load(ports, args.games, args.seconds, args.moves, stats, args.ramp, args.rate)
             )
             cpu = sum(_cpu_seconds(p.pid) for p in servers) - before
             client = time.process_time() - mine
+            if spy is not None:
+                _, err = spy.communicate(timeout=60)
+                if spy.returncode:
+                    stats.errors.append(f"py-spy failed: {err.decode(errors='replace')[-300:]}")
         finally:
             for proc in servers:
                 proc.terminate()
@@ -407,6 +459,8 @@ def run(label: str, src: Path, args: argparse.Namespace) -> tuple[str, bool]:
         row += f"\n{'':<10} mean {statistics.mean(lat) * 1000:.1f} ms, max {max(lat) * 1000:.1f} ms"
     for line in (stats.errors + bad)[:10]:
         row += f"\n  error: {line}"
+    if args.profile is not None and args.profile.exists():
+        row += "\n" + profile_table(args.profile)
     return row, not (stats.errors or bad)
 
 
@@ -441,6 +495,18 @@ def main() -> int:
         help="human moves per second sent in all, paced (0: each game answers the AI at once)",
     )
     parser.add_argument("--timeline", action="store_true", help="latency per 2 s of the run")
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        metavar="FILE",
+        help="sample the server with py-spy from the start (raw stacks to FILE) and print a table",
+    )
+    parser.add_argument(
+        "--profile-seconds",
+        type=float,
+        default=0.0,
+        help="how long to sample (default: --ramp + 3 s, the arrival of the players)",
+    )
     args = parser.parse_args()
     if args.games < 1 or not args.seconds > 0 or args.ai_workers < 1 or args.servers < 1:
         parser.error("--games, --servers and --ai-workers must be at least 1, --seconds positive")

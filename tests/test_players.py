@@ -195,7 +195,28 @@ def test_adjusting_a_level_changes_its_engine_limits_and_keeps_the_rest() -> Non
     assert engine.random == 0.5
     explicit = make_player("engine:evaluator=regions,depth=3")
     explicit.adjust(lookahead=5)
-    assert explicit.depth == 5 and explicit.describe_settings().endswith("depth=5")
+    assert explicit.engine.depth == 5 and explicit.describe_settings().endswith("depth=5")
+
+
+def test_an_engine_specs_exact_endgame_applies_below_its_depth() -> None:
+    """`engine:depth=2,endgame=14` plays as Engine(depth=2, endgame=14): a
+    2-ply search in the midgame, perfect play from 14 empties (the depth
+    once went to each search call, which honours it and solved nothing)."""
+    from outflank.engine import Engine
+
+    rng = random.Random(46)
+    late = Board()
+    while late.empties > 12 or late.must_pass():
+        late.push(rng.choice(late.legal_moves))
+    solved = Engine().solve(late)
+    best = {m.move for m in Engine().analyze(late) if m.score == solved.score}
+    for spec in ("engine:depth=2,endgame=14", "engine:preset=default,depth=2,endgame=14"):
+        player = make_player(spec)
+        assert player.choose_move(late) in best
+        assert player.last_eval == solved.score
+    shallow = make_player("engine:depth=2")  # no endgame set: a 2-ply search
+    shallow.choose_move(late)
+    assert shallow.engine.endgame == 20 and shallow.engine.depth == 2
 
 
 def test_the_regions_look_ahead_keeps_seed_004s_range_under_any_name() -> None:

@@ -232,17 +232,27 @@ class EnginePlayer(BasePlayer):
             from outflank.engine import Engine, check_limits
         except ImportError:
             raise OutflankError("the native engine (outflank.engine) is not available") from None
+        depth, time_limit, _ = check_limits(depth, time)
+        # a preset's or an explicit engine's limits become the engine's own,
+        # so that its other settings apply as in play (endgame=14 with
+        # depth=2 solves from 14 empties); a level keeps its own limits and
+        # the spec's are the player's
+        limits = {k: v for k, v in (("depth", depth), ("time", time_limit)) if v is not None}
+        self.depth: int | None = None
+        self.time: float | None = None
         if level is not None:
             self.engine = Engine.level(check_level(level, "engine level"))
             label = f"level:{level}"
+            self.depth, self.time = depth, time_limit
         elif preset is not None:
-            self.engine = Engine.preset(preset)
-            label = preset
+            # the preset's settings, any key given overriding them
+            self.engine = Engine.preset(preset, **params, **limits)
+            extra = "".join(f",{k}={v}" for k, v in params.items())
+            label = f"engine:preset={preset}{extra}" if params else preset
         else:
-            self.engine = Engine(evaluator=evaluator, **params)
+            self.engine = Engine(evaluator=evaluator, **params, **limits)
             extra = "".join(f",{k}={v}" for k, v in params.items())
             label = f"engine:evaluator={evaluator}{extra}"
-        self.depth, self.time, _ = check_limits(depth, time)
         self._rng = random.Random(seed)
         if depth is not None:
             label += f",depth={depth}"

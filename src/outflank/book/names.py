@@ -23,7 +23,14 @@ from typing import Final
 from outflank.board import Board, Move
 from outflank.book.symmetry import key_of
 
-__all__ = ["OPENINGS", "opening_line", "opening_name", "openings_through"]
+__all__ = [
+    "LONGEST",
+    "OPENINGS",
+    "named_position",
+    "opening_line",
+    "opening_name",
+    "openings_through",
+]
 
 #: (name, transcript from the start), the most common name first where a
 #: line has several ("Heath, Tobidashi").
@@ -118,7 +125,7 @@ OPENINGS: Final[tuple[tuple[str, str], ...]] = (
 
 
 #: No named line is longer (in plies, passes included).
-_LONGEST: Final = max(len(moves) // 2 for _, moves in OPENINGS)
+LONGEST: Final = max(len(moves) // 2 for _, moves in OPENINGS)
 
 
 @cache
@@ -173,7 +180,7 @@ def _match(board: Board) -> int | None:
     table = _table()
     found = None
     replay = Board(rules=board.rules)
-    for move in board.move_stack[:_LONGEST]:
+    for move in board.move_stack[:LONGEST]:
         replay.push(move)
         index = table.get(key_of(replay.player, replay.opponent))
         if index is not None:
@@ -188,6 +195,15 @@ def opening_name(board: Board | str) -> str | None:
     if isinstance(board, str):
         board = Board.from_transcript(board)
     index = _match(board)
+    return None if index is None else OPENINGS[index][0].split(", ")[0]
+
+
+def named_position(board: Board) -> str | None:
+    """The name of the opening whose final position ``board`` is (under any
+    symmetry, whatever the moves that led there), or ``None``. A game's
+    name is the last named position along its first :data:`LONGEST` plies
+    (:func:`opening_name` walks them)."""
+    index = _table().get(key_of(board.player, board.opponent))
     return None if index is None else OPENINGS[index][0].split(", ")[0]
 
 

@@ -17,6 +17,7 @@ COMMANDS = [
     "outflank.commands.tournament",
     "outflank.commands.replay",
     "outflank.commands.book",
+    "outflank.commands.puzzle",
     "outflank.commands.gui",
     "outflank.commands.serve",
 ]

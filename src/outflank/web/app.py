@@ -24,8 +24,9 @@ from outflank.review import ReviewSettings
 from outflank.web import errors
 from outflank.web.collector import QuietCollector
 from outflank.web.middleware import BodyLimit, CountPeople
+from outflank.web.puzzles import PuzzleService
 from outflank.web.reviews import REVIEW_TIMEOUT, Reviews
-from outflank.web.routes import analysis, explorer, games, moves, review, site, socket
+from outflank.web.routes import analysis, explorer, games, moves, puzzles, review, site, socket
 from outflank.web.service import GameService
 from outflank.web.storage import Storage
 
@@ -40,6 +41,7 @@ ROUTERS = (
     analysis.router,
     review.router,
     explorer.router,
+    puzzles.router,
     socket.router,
 )
 
@@ -110,6 +112,7 @@ def create_app(
         settings=review_settings,
     )
     app.state.storage = storage
+    app.state.puzzles = PuzzleService(storage)
     app.state.quiet_gc = quiet_gc
     app.add_middleware(BodyLimit)
     app.add_middleware(CountPeople, people=service.people)

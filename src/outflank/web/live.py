@@ -23,26 +23,24 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from outflank.board import PASS, Board, Color, Move
-from outflank.book.names import OPENINGS, opening_name
+from outflank.book.names import LONGEST, named_position
 from outflank.web.ai import describe
 
 __all__ = ["COLORS", "LiveGame", "Ply", "Seat", "color_name"]
 
 COLORS = ("black", "white")
 _NAMES = {Color.BLACK: "black", Color.WHITE: "white"}
-#: plies that can decide a game's opening name (no named line is longer)
-_OPENING_PLIES = max(len(moves) // 2 for _, moves in OPENINGS)
+Position = tuple[int, int, int]  # black, white, side to move (Color's value)
+_START_OBF = Board().obf()  # a game set up elsewhere has no opening name
 
 
-@lru_cache(maxsize=16384)
-def _opening(rules: str, start_obf: str, moves: tuple[str, ...]) -> str | None:
-    """The named opening of a game's first moves (cached: every new state of
-    a game names it, and replaying its first plies took an eighth of the
-    server's CPU under load)."""
-    board = Board.from_obf(start_obf, rules)
-    for move in moves:
-        board.push(move)
-    return opening_name(board)
+@lru_cache(maxsize=65536)
+def _named(position: Position) -> str | None:
+    """The opening named at this position (cached: each position of a game
+    is looked up once, not once per state; replaying a game's first plies
+    for every new state took a quarter of the server's CPU under load)."""
+    black, white, turn = position
+    return named_position(Board(black, white, Color(turn)))
 
 
 def color_name(board: Board) -> str:
@@ -91,9 +89,6 @@ class Ply(NamedTuple):
     def text(self) -> str:
         """:meth:`public` as JSON."""
         return json.dumps(self.public(), separators=(",", ":"))
-
-
-Position = tuple[int, int, int]  # black, white, side to move (Color's value)
 
 
 @dataclass
@@ -337,14 +332,19 @@ class LiveGame:
                 "score": outcome.result(),
             },
             "transcript": "".join(p.move for p in self.plies[: self.cursor] if p.move != "pass"),
-            # the named opening the game is in, or None
-            "opening": _opening(
-                self.rules,
-                self.start_obf,
-                tuple(p.move for p in self.plies[: min(self.cursor, _OPENING_PLIES)]),
-            ),
+            "opening": self.opening(),
         }
         return self._head
+
+    def opening(self) -> str | None:
+        """The named opening the game is in at its cursor (as
+        :func:`outflank.book.names.opening_name` of its board), or None."""
+        if self.start_obf != _START_OBF:
+            return None
+        name = None
+        for position in self.positions[1 : min(self.cursor, LONGEST) + 1]:
+            name = _named(position) or name
+        return name
 
     def state(self, thinking: str | None = None) -> dict[str, Any]:
         """The public state with the AI colour searching (a new dict)."""

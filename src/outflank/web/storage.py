@@ -1,11 +1,12 @@
 """Saved games in a real database through SQLAlchemy 2.
 
-Four tables: ``games`` (one row per game: rules, start position, players,
-undo cursor, a version number bumped on every change), ``moves`` (one row per
-ply, kept beyond the cursor so that undo can be redone), ``seats`` (one
-row per colour, with the secret that proves a browser holds it) and
-``reviews`` (a game's latest finished review: the moves it covers and its
-JSON, :mod:`outflank.web.reviews`).
+Four tables for games: ``games`` (one row per game: rules, start position,
+players, undo cursor, a version number bumped on every change), ``moves``
+(one row per ply, kept beyond the cursor so that undo can be redone),
+``seats`` (one row per colour, with the secret that proves a browser holds
+it) and ``reviews`` (a game's latest finished review: the moves it covers
+and its JSON, :mod:`outflank.web.reviews`); and ``puzzle_solvers``, one row
+per browser solving puzzles (its rating and streak).
 
 Every change is committed before anyone is told about it, so a game survives
 a server restart or a ``kill -9`` at any moment. SQLite is the default
@@ -55,6 +56,7 @@ __all__ = [
     "DatabaseError",
     "GameRow",
     "MoveRow",
+    "PuzzleSolverRow",
     "ReviewRow",
     "SeatRow",
     "Storage",
@@ -176,6 +178,26 @@ class ReviewRow(Base):
     moves: Mapped[str] = mapped_column(Text)
     data: Mapped[str] = mapped_column(Text)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class PuzzleSolverRow(Base):
+    """A browser's puzzle solving: its Glicko-2 rating, streaks, counts and
+    the puzzles it has seen (newest last). ``secret`` is what the browser
+    keeps to prove it is this solver."""
+
+    __tablename__ = "puzzle_solvers"
+
+    secret: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    rating: Mapped[float] = mapped_column(Float)
+    rd: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    streak: Mapped[int] = mapped_column(Integer, default=0)
+    best_streak: Mapped[int] = mapped_column(Integer, default=0)
+    solved: Mapped[int] = mapped_column(Integer, default=0)
+    failed: Mapped[int] = mapped_column(Integer, default=0)
+    seen: Mapped[list[str]] = mapped_column(JSON, default=list)
 
 
 def database_url(path_or_url: str) -> str:

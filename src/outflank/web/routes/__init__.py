@@ -4,6 +4,7 @@
 - :mod:`~outflank.web.routes.games`: make, list, read, set up and export games;
 - :mod:`~outflank.web.routes.moves`: play, undo and redo;
 - :mod:`~outflank.web.routes.analysis`: hints, evaluations and Learn mode;
+- :mod:`~outflank.web.routes.puzzles`: the Puzzles page, solvers and answers;
 - :mod:`~outflank.web.routes.socket`: the live game over a WebSocket.
 
 Each module holds a ``router`` (a :class:`fastapi.APIRouter`) whose endpoints

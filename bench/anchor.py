@@ -1,0 +1,551 @@
+"""Equal-time matches against another engine that speaks the NBoard protocol.
+
+    python bench/anchor.py match --engine engine:preset=default,time=0.1 \\
+        --anchor "bash -c 'cd /tmp/ntest/build && exec ./ntest x 2>/dev/null'" \\
+        --depth auto --games 400 --out /tmp/anchor/t01
+
+    python bench/anchor.py calibrate --engine engine:preset=default,time=0.1 --anchor "..."
+    python bench/anchor.py where /tmp/anchor/t01/games.ggf --empties 24 20
+
+The other engine (the *anchor*: NTest, Edax, ``outflank nboard`` ...) has no
+time control in NBoard mode, only a depth. ``--depth auto`` calibrates it:
+short matches measure both sides' mean wall time a move (measured here, from
+the request to the answer), and the anchor's depth whose mean is nearest to
+outflank's is chosen; if that leaves the two more than ``--tolerance``
+(15 %) apart and outflank's spec has ``time=``, outflank's time is scaled
+towards the anchor's and measured again. The match itself then reports both
+sides' mean and 95th-percentile time a move, so every result says how equal
+the time was.
+
+Player spec of the outflank side: ``engine:preset=NAME,KEY=VALUE,...`` is the
+preset (``default``: the strongest engine at a given time) with any key
+overriding it (``time=0.1``, ``threads=1``, ``endgame=22`` ...);
+``engine:KEY=VALUE,...`` without a preset, ``level:N`` and the other specs of
+``outflank.players.make_player`` work too. ``weights=FILE`` (a weight file of
+the ``default`` evaluator) plays with those weights instead of the packaged
+ones. One search thread unless the spec says ``threads=``.
+
+Openings: the XOT list (3,623 near-even 8-move openings), in a fixed
+pseudo-random order (``--seed``), each played twice with the colours swapped:
+an unbalanced opening favours nobody. No opening books. Games run in
+``--workers`` processes, each holding one outflank engine and one anchor
+process. ``--out DIR`` keeps every game (``games.ggf``, with each move's
+time) and the table (``result.txt``).
+
+``where`` replays recorded games and solves each exactly at the given
+numbers of empties (outflank's solver, a few seconds a position at 24): the
+mean exact value, from the named player's side, of the positions it reached,
+against its final result, shows in which part of the game the discs were
+lost (before 24 empties, between 24 and 20, or in the last 20).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import shlex
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))  # this checkout's package
+
+from outflank.board import BLACK, PASS, Board  # noqa: E402
+from outflank.errors import OutflankError  # noqa: E402
+from outflank.interrupt import EXIT_INTERRUPTED, Stop, StopSignals, WorkerPool  # noqa: E402
+
+DEFAULT_TOLERANCE = 0.15  # the largest relative gap between the two mean times
+Z95 = 1.96
+
+
+# ------------------------------------------------------------------ statistics
+@dataclass
+class Tally:
+    """One side's results over a match (outflank's view) and both sides' times."""
+
+    points: list[float] = field(default_factory=list)  # 1, 0.5, 0 a game
+    discs: list[int] = field(default_factory=list)  # final disc difference a game
+    ours: list[float] = field(default_factory=list)  # seconds a move, outflank
+    theirs: list[float] = field(default_factory=list)  # seconds a move, the anchor
+    interrupted: bool = False
+
+    def add(self, diff: int, ours: list[float], theirs: list[float]) -> None:
+        self.points.append(1.0 if diff > 0 else 0.5 if diff == 0 else 0.0)
+        self.discs.append(diff)
+        self.ours += ours
+        self.theirs += theirs
+
+    @property
+    def games(self) -> int:
+        return len(self.points)
+
+    @property
+    def wdl(self) -> tuple[int, int, int]:
+        return (
+            self.points.count(1.0),
+            self.points.count(0.5),
+            self.points.count(0.0),
+        )
+
+    @property
+    def score(self) -> float:
+        return statistics.fmean(self.points) if self.points else 0.0
+
+    @property
+    def score_ci(self) -> float:
+        """Half-width of the score's 95 % interval (normal approximation)."""
+        return half_width(self.points)
+
+    @property
+    def elo(self) -> float:
+        return elo(self.score)
+
+    @property
+    def elo_interval(self) -> tuple[float, float]:
+        ci = self.score_ci if self.games >= 2 else 0.5
+        return elo(self.score - ci), elo(self.score + ci)
+
+    @property
+    def time_ratio(self) -> float:
+        """outflank's mean time a move over the anchor's."""
+        theirs = mean(self.theirs)
+        return mean(self.ours) / theirs if theirs else math.inf
+
+
+def mean(values: list[float]) -> float:
+    return statistics.fmean(values) if values else 0.0
+
+
+def p95(values: list[float]) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+
+
+def half_width(values: list[float]) -> float:
+    """Half-width of a 95 % confidence interval of the mean of ``values``."""
+    if len(values) < 2:
+        return math.nan
+    return Z95 * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def elo(score: float) -> float:
+    """The Elo difference a score (0..1) stands for on the logistic curve."""
+    s = min(max(score, 1e-3), 1 - 1e-3)
+    return -400 * math.log10(1 / s - 1)
+
+
+# ------------------------------------------------------------------ players
+def make_outflank(spec: str):
+    """The outflank player of a spec; one search thread unless it says."""
+    from outflank.players import make_player
+
+    spec = spec.strip()
+    if spec.startswith("engine:") and "threads=" not in spec:
+        spec += ",threads=1"
+    return make_player(spec)
+
+
+def weights_of(spec: str) -> tuple[str, str | None]:
+    """A spec without its ``weights=FILE`` part, and that file (or None)."""
+    head, _, rest = spec.partition(":")
+    kept, found = [], None
+    for item in rest.split(",") if rest else []:
+        key, _, value = item.partition("=")
+        if key.strip() == "weights":
+            found = value.strip()
+        else:
+            kept.append(item)
+    return (f"{head}:{','.join(kept)}" if kept or rest else head), found
+
+
+def with_time(spec: str, seconds: float) -> str:
+    """The spec with its ``time=`` set to ``seconds``."""
+    head, _, rest = spec.partition(":")
+    items = [i for i in rest.split(",") if i and not i.strip().startswith("time=")]
+    return f"{head}:{','.join([*items, f'time={seconds:.4g}'])}"
+
+
+def time_of(spec: str) -> float | None:
+    for item in spec.partition(":")[2].split(","):
+        key, _, value = item.partition("=")
+        if key.strip() == "time":
+            return float(value)
+    return None
+
+
+# ------------------------------------------------------------------ openings
+def xot_lines(count: int, seed: int) -> list[str]:
+    """``count`` XOT openings in a fixed pseudo-random order."""
+    from outflank.tournament import xot_openings
+
+    lines = list(xot_openings())
+    random.Random(seed).shuffle(lines)
+    if count > len(lines):
+        raise OutflankError(f"only {len(lines)} XOT openings, not {count}")
+    return lines[:count]
+
+
+# ------------------------------------------------------------------ workers
+_STATE: dict[str, object] = {}
+
+
+def _init(spec: str, anchor: list[str], depth: int) -> None:
+    from outflank import evalmodel
+    from outflank.nboard import NBoardClient
+
+    spec, weights = weights_of(spec)
+    if weights:
+        evalmodel.load_into(Path(weights), 1)
+        from outflank import _core
+
+        _core.eval_use(1)
+    _STATE["player"] = make_outflank(spec)
+    _STATE["anchor"] = NBoardClient(anchor, depth=depth)
+    _STATE["depth"] = depth
+
+
+def play_game(job: tuple[int, str, bool]) -> tuple[int, int, list[float], list[float], str]:
+    """One game; returns (index, outflank's disc difference, outflank's and the
+    anchor's seconds a move, the game as GGF)."""
+    from outflank.ggf import GameRecord
+
+    index, line, ours_black = job
+    player = _STATE["player"]
+    anchor = _STATE["anchor"]
+    engine = getattr(player, "engine", None)
+    if engine is not None:
+        engine.clear()  # each game from an empty table: reproducible
+    board = Board.from_transcript(line)
+    opening = len(board.move_stack)
+    ours: list[float] = []
+    theirs: list[float] = []
+    times: list[float | None] = [None] * opening
+    while not board.is_game_over():
+        if board.must_pass():
+            board.play(PASS)
+            times.append(None)
+            continue
+        our_turn = (board.turn == BLACK) == ours_black
+        start = time.perf_counter()
+        move = player.choose_move(board.copy()) if our_turn else anchor.go(board, 600).move
+        spent = time.perf_counter() - start
+        (ours if our_turn else theirs).append(spent)
+        times.append(spent)
+        if move.is_pass or not board.is_legal(move):
+            who = "outflank" if our_turn else "the anchor"
+            raise OutflankError(f"{who} chose an illegal move {move} in game {index}")
+        board.play(move)
+    ours_name = player.name
+    their_name = f"anchor:depth={_STATE['depth']}"
+    black, white = (ours_name, their_name) if ours_black else (their_name, ours_name)
+    record = GameRecord.from_board(
+        board,
+        black=black,
+        white=white,
+        place="bench/anchor.py",
+        times=[None if t is None else round(t, 4) for t in times],
+    )
+    outcome = board.outcome()
+    margin = outcome.margin if outcome else 0
+    diff = margin if ours_black else -margin
+    return index, diff, ours, theirs, record.to_ggf()
+
+
+def check_players(spec: str, anchor: list[str], depth: int) -> None:
+    """Fail here with one clear error, not in every worker: a bad spec or
+    weight file, or an anchor that does not start and answer."""
+    from outflank.nboard import NBoardClient
+
+    bare, weights = weights_of(spec)
+    if weights and not Path(weights).is_file():
+        raise OutflankError(f"no weight file {weights!r}")
+    player = make_outflank(bare)
+    player.close()
+    if not 1 <= depth <= 60:
+        raise OutflankError(f"the anchor's depth must be in 1..60, not {depth}")
+    client = NBoardClient(anchor, depth=depth)
+    client.close()
+
+
+def run_match(
+    spec: str,
+    anchor: list[str],
+    depth: int,
+    games: int,
+    *,
+    workers: int = 2,
+    skip: int = 0,
+    seed: int = 46,
+    quiet: bool = False,
+    stop: Stop | None = None,
+    records: list[str] | None = None,
+) -> Tally:
+    """Play ``games`` paired games (an even number) and tally them."""
+    if games < 2 or games % 2:
+        raise OutflankError("--games must be an even number >= 2 (paired games)")
+    if workers < 1:
+        raise OutflankError("--workers must be >= 1")
+    check_players(spec, anchor, depth)
+    lines = xot_lines(skip + games // 2, seed)[skip:]
+    jobs = [(i, lines[i // 2], i % 2 == 0) for i in range(games)]
+    tally = Tally()
+    stop = stop if stop is not None else Stop()
+    try:
+        with WorkerPool(workers, stop, initializer=_init, initargs=(spec, anchor, depth)) as pool:
+            for _job, future in pool.completed(play_game, jobs, 2 * workers):
+                _index, diff, ours, theirs, ggf = future.result()
+                tally.add(diff, ours, theirs)
+                if records is not None:
+                    records.append(ggf)
+                if not quiet:
+                    w, d, lost = tally.wdl
+                    print(
+                        f"\r{tally.games}/{games} games  {w}-{d}-{lost}  "
+                        f"score {100 * tally.score:.1f} %  time ratio {tally.time_ratio:.2f}",
+                        end="",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+    except BrokenProcessPool:
+        raise OutflankError("a worker process died: its game is lost") from None
+    tally.interrupted = stop.requested and tally.games < games
+    if not quiet:
+        print(file=sys.stderr)
+    return tally
+
+
+# ------------------------------------------------------------------ calibration
+@dataclass
+class Calibration:
+    spec: str  # outflank's spec, its time perhaps scaled
+    depth: int  # the anchor's depth
+    ours_ms: float
+    theirs_ms: float
+    steps: list[str]
+
+
+def calibrate(
+    spec: str,
+    anchor: list[str],
+    *,
+    start_depth: int = 10,
+    games: int = 8,
+    workers: int = 2,
+    tolerance: float = DEFAULT_TOLERANCE,
+    seed: int = 4646,
+    stop: Stop | None = None,
+    measure: Callable[[str, int], tuple[float, float]] | None = None,
+) -> Calibration:
+    """Find the anchor depth (and, if need be, outflank's time) at which the
+    two mean times a move are within ``tolerance`` of each other, by short
+    matches on openings the real match does not use (another ``seed``).
+
+    ``measure(spec, depth) -> (outflank's ms, the anchor's ms)`` replaces
+    the short matches (tests give it a model of the two engines' times)."""
+    steps: list[str] = []
+    measured: dict[tuple[str, int], tuple[float, float]] = {}
+
+    def play(s: str, d: int) -> tuple[float, float]:
+        t = run_match(s, anchor, d, games, workers=workers, seed=seed, quiet=True, stop=stop)
+        return 1000 * mean(t.ours), 1000 * mean(t.theirs)
+
+    def ratio(s: str, d: int) -> float:
+        if (s, d) not in measured:
+            ours, theirs = (measure or play)(s, d)
+            measured[(s, d)] = ours, theirs
+            steps.append(
+                f"{s} vs depth {d}: {ours:.1f} ms / {theirs:.1f} ms a move"
+                f" (ratio {ours / theirs if theirs else math.inf:.2f})"
+            )
+        ours, theirs = measured[(s, d)]
+        return ours / theirs if theirs else math.inf
+
+    depth = start_depth
+    for _ in range(40):  # walk the depth until the ratio changes sides
+        r = ratio(spec, depth)
+        if r > 1 and depth < 60:
+            nxt = depth + 1
+        elif r < 1 and depth > 1:
+            nxt = depth - 1
+        else:
+            break
+        other = ratio(spec, nxt)
+        if (r - 1) * (other - 1) <= 0:  # between the two: the nearer in log ratio
+            if abs(math.log(other)) < abs(math.log(r)):
+                depth = nxt
+            break
+        depth = nxt
+    seconds = time_of(spec)
+    for _ in range(3):  # scale outflank's time towards the anchor's
+        r = ratio(spec, depth)
+        if abs(r - 1) <= tolerance or seconds is None:
+            break
+        seconds /= r
+        spec = with_time(spec, seconds)
+    ratio(spec, depth)  # measured already unless the time was just scaled
+    ours, theirs = measured[(spec, depth)]
+    return Calibration(spec, depth, ours, theirs, steps)
+
+
+# ------------------------------------------------------------------ report
+def table(spec: str, anchor: str, depth: int, tally: Tally, seconds: float) -> str:
+    w, d, lost = tally.wdl
+    lo, hi = tally.elo_interval
+    rows = [
+        ("outflank", spec),
+        ("anchor", f"{anchor} (depth {depth})"),
+        ("games", f"{tally.games} (interrupted)" if tally.interrupted else str(tally.games)),
+        ("outflank wins / draws / losses", f"{w} / {d} / {lost}"),
+        ("outflank score", f"{100 * tally.score:.1f} % +/- {100 * tally.score_ci:.1f} (95 %)"),
+        ("Elo (outflank - anchor)", f"{round(tally.elo):+d} [{round(lo):+d}, {round(hi):+d}]"),
+        (
+            "outflank disc difference",
+            f"{mean([float(x) for x in tally.discs]):+.2f} +/- "
+            f"{half_width([float(x) for x in tally.discs]):.2f}",
+        ),
+        (
+            "time a move, outflank",
+            f"mean {1000 * mean(tally.ours):.1f} ms, p95 {1000 * p95(tally.ours):.1f} ms",
+        ),
+        (
+            "time a move, anchor",
+            f"mean {1000 * mean(tally.theirs):.1f} ms, p95 {1000 * p95(tally.theirs):.1f} ms",
+        ),
+        ("time ratio (outflank / anchor)", f"{tally.time_ratio:.2f}"),
+        ("wall time", f"{seconds:.0f} s"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+# ------------------------------------------------------------------ where
+def where(paths: list[Path], player: str, empties: list[int], threads: int) -> str:
+    """Mean exact value at each number of empties, from ``player``'s side."""
+    from outflank.engine import Engine
+    from outflank.ggf import read_ggf_file
+
+    engine = Engine(threads=threads, tt_mb=256)
+    values: dict[int, list[float]] = {e: [] for e in empties}
+    finals: list[float] = []
+    lost_at: dict[int, int] = {e: 0 for e in empties}
+    lost = 0
+    for path in paths:
+        for record in read_ggf_file(path):
+            names = (record.black, record.white)
+            if not any(player in n for n in names):
+                continue
+            sign = 1 if player in record.black else -1
+            board = record.start.copy()
+            seen: dict[int, float] = {}
+            for move in record.moves:
+                left = 64 - sum(board.score())
+                if left in values and left not in seen and not board.is_game_over():
+                    v = engine.solve(board).score  # from the side to move
+                    seen[left] = v if (board.turn == BLACK) == (sign == 1) else -v
+                board.push(move.move)
+            final = board.outcome().margin * sign
+            finals.append(final)
+            lost += final < 0
+            for e, v in seen.items():
+                values[e].append(v)
+                lost_at[e] += final < 0 and v < 0
+    rows = [f"games: {len(finals)} ({player}'s side); lost: {lost}"]
+    for e in empties:
+        vs = values[e]
+        rows.append(
+            f"exact value at {e} empties: {mean(vs):+.2f} +/- {half_width(vs):.2f} "
+            f"({len(vs)} games; lost games already lost here: {lost_at[e]})"
+        )
+    rows.append(f"final result: {mean(finals):+.2f} +/- {half_width(finals):.2f}")
+    return "\n".join(rows)
+
+
+# ------------------------------------------------------------------ main
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = ap.add_subparsers(dest="command", required=True)
+    for name in ("match", "calibrate"):
+        p = sub.add_parser(name)
+        p.add_argument("--engine", required=True, help="outflank's player spec")
+        p.add_argument("--anchor", required=True, help="the other engine's command line")
+        p.add_argument("--workers", type=int, default=2, help="games at once")
+        p.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE)
+        p.add_argument("--start-depth", type=int, default=10, help="calibration's first depth")
+        p.add_argument("--calibration-games", type=int, default=8)
+    m = sub.choices["match"]
+    m.add_argument("--depth", default="auto", help="the anchor's depth, or auto")
+    m.add_argument("--games", type=int, default=100, help="games (even: paired)")
+    m.add_argument("--skip", type=int, default=0, help="leave out the first N openings")
+    m.add_argument("--seed", type=int, default=46, help="order of the XOT openings")
+    m.add_argument("--out", type=Path, help="folder for games.ggf and result.txt")
+    m.add_argument("--quiet", action="store_true")
+    w = sub.add_parser("where")
+    w.add_argument("ggf", type=Path, nargs="+")
+    w.add_argument("--player", default="engine", help="a part of the player's name")
+    w.add_argument("--empties", type=int, nargs="+", default=[24, 20])
+    w.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args(argv)
+    if args.command == "where":
+        print(where(args.ggf, args.player, args.empties, args.threads))
+        return 0
+    anchor = shlex.split(args.anchor)
+    with StopSignals() as stop:
+        try:
+            spec, depth = args.engine, None
+            if args.command == "calibrate" or args.depth == "auto":
+                cal = calibrate(
+                    spec,
+                    anchor,
+                    start_depth=args.start_depth,
+                    games=args.calibration_games,
+                    workers=args.workers,
+                    tolerance=args.tolerance,
+                    stop=stop,
+                )
+                print("\n".join(["calibration:", *(f"  {s}" for s in cal.steps)]))
+                print(f"chosen: {cal.spec} against depth {cal.depth}")
+                if args.command == "calibrate":
+                    return 0
+                spec, depth = cal.spec, cal.depth
+            else:
+                depth = int(args.depth)
+            records: list[str] = []
+            start = time.perf_counter()
+            tally = run_match(
+                spec,
+                anchor,
+                depth,
+                args.games,
+                workers=args.workers,
+                skip=args.skip,
+                seed=args.seed,
+                quiet=args.quiet,
+                stop=stop,
+                records=records,
+            )
+        except (OutflankError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    text = table(spec, args.anchor, depth, tally, time.perf_counter() - start)
+    if abs(tally.time_ratio - 1) > args.tolerance and tally.games:
+        text += f"\nWARNING: the mean times differ by more than {100 * args.tolerance:.0f} %"
+    print(text)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "games.ggf").write_text("".join(r.rstrip("\n") + "\n" for r in records))
+        (args.out / "result.txt").write_text(text + "\n")
+    return EXIT_INTERRUPTED if tally.interrupted else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""Puzzles: the Puzzles page, solvers (one a browser), puzzles and answers.
+
+A browser asks once for a solver (``POST /api/puzzles/solvers``) and keeps
+its secret; ``GET /api/puzzles/next?solver=...`` gives a puzzle near its
+rating, ``POST /api/puzzles/{id}/answer`` judges a move and updates the
+solver's rating and streak in the database
+(:class:`~outflank.web.puzzles.PuzzleService`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import FileResponse
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.requests import HTTPConnection
+
+from outflank.web.puzzles import PuzzleService
+from outflank.web.routes.site import STATIC
+
+__all__ = ["AnswerRequest", "router"]
+
+router = APIRouter()
+_PAGE: dict[str, Any] = {"methods": ["GET", "HEAD"], "include_in_schema": False}
+
+
+async def puzzle_service(connection: HTTPConnection) -> PuzzleService:
+    """The app's puzzle service (``app.state.puzzles``)."""
+    return connection.app.state.puzzles
+
+
+Puzzles = Annotated[PuzzleService, Depends(puzzle_service)]
+SolverSecret = Annotated[str, Query(min_length=1, max_length=64, description="the solver's secret")]
+
+
+class AnswerRequest(BaseModel):
+    """A solver's answer to a puzzle: its secret and a move such as ``d3``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    solver: str = Field(min_length=1, max_length=64)
+    move: str = Field(min_length=1, max_length=16)
+
+
+@router.api_route("/puzzles", **_PAGE)
+def puzzles_page() -> FileResponse:
+    """The Puzzles page."""
+    return FileResponse(STATIC / "puzzles.html", headers={"Cache-Control": "no-cache"})
+
+
+@router.api_route("/puzzles/{puzzle_id}", **_PAGE)
+def puzzle_page(puzzle_id: str) -> FileResponse:
+    """A puzzle's own address: the Puzzles page, which reads the id from it."""
+    return puzzles_page()
+
+
+@router.post("/api/puzzles/solvers", status_code=201)
+def new_solver(puzzles: Puzzles) -> dict[str, Any]:
+    """A new solver for this browser (rating 1500): keep its secret."""
+    return puzzles.new_solver()
+
+
+@router.get("/api/puzzles/solvers/{solver}")
+def solver(solver: str, puzzles: Puzzles) -> dict[str, Any]:
+    """A solver's Glicko-2 rating, streak and counts."""
+    return puzzles.solver(solver)
+
+
+@router.get("/api/puzzles/next")
+def next_puzzle(solver: SolverSecret, puzzles: Puzzles) -> dict[str, Any]:
+    """A puzzle near the solver's rating that it has not seen (no solution in it)."""
+    return puzzles.next(solver)
+
+
+@router.get("/api/puzzles/{puzzle_id}")
+def puzzle(puzzle_id: str, puzzles: Puzzles) -> dict[str, Any]:
+    """One puzzle by id (no solution in it)."""
+    return puzzles.puzzle(puzzle_id)
+
+
+@router.post("/api/puzzles/{puzzle_id}/answer")
+def answer(puzzle_id: str, body: AnswerRequest, puzzles: Puzzles) -> dict[str, Any]:
+    """Judge a move: right or wrong, the refutation, the solution line and
+    the solver's new rating (only its first answer to a puzzle is rated)."""
+    return puzzles.answer(puzzle_id, body.solver, body.move)
