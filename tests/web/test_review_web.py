@@ -98,6 +98,23 @@ def test_a_review_runs_in_the_background_and_is_stored(client: TestClient, db_pa
         assert stored["status"] == "done" and stored["review"] == review
 
 
+def test_a_review_on_postgresql_is_seen_by_another_server(pg_url: str) -> None:
+    settings = {"review_settings": FAST}
+    with (
+        TestClient(create_app(pg_url, ai_delay=0.0, **settings)) as one,
+        TestClient(create_app(pg_url, ai_delay=0.0, **settings)) as two,
+    ):
+        game_id, _, _ = new_game(one, start=random_transcript(4))
+        one.post(f"/api/games/{game_id}/review")
+        review = wait_review(one, game_id)
+        assert review["status"] == "done"
+        there = two.get(f"/api/games/{game_id}/review").json()
+        assert there["status"] == "done" and there["review"] == review["review"]
+        # a second click on the other server: the stored review, no new job
+        again = two.post(f"/api/games/{game_id}/review")
+        assert again.status_code == 200 and again.json()["review"] == review["review"]
+
+
 def test_progress_and_the_end_come_over_the_websocket(client: TestClient) -> None:
     game_id, _, _ = new_game(client, start=random_transcript(2))
     with client.websocket_connect(f"/ws/games/{game_id}") as ws:
