@@ -117,6 +117,10 @@ export function renderReviewCard(review, game, { onPick, fits }) {
   if (running) note.textContent = "reviewing…";
   else if (review.status === "done") note.textContent = review.elapsed ? `done in ${review.elapsed.toFixed(1)} s` : "done";
   else note.textContent = review.status;
+  if (fits && game && review.gameMoves.length < game.cursor) {
+    // the game went on after the review: it covers the moves before
+    note.textContent += ` · moves 1-${review.gameMoves.length}`;
+  }
   const box = $("review-summary");
   box.innerHTML = "";
   if (!fits) {
