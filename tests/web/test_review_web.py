@@ -129,6 +129,10 @@ def test_progress_and_the_end_come_over_the_websocket(client: TestClient) -> Non
             events.append(event)
             if event["status"] != "running":
                 break
+        # nothing after the end: a ping a moment later is answered before any other event
+        time.sleep(0.5)
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json() == {"type": "pong"}
     assert events[-1]["status"] == "done"
     moves = [e["move"] for e in events if e.get("move")]
     total = events[0]["total"]

@@ -89,7 +89,7 @@ class _Job:
     moves: tuple[str, ...]
     start: str
     total: int
-    status: str = "running"  # running, stopped, failed
+    status: str = "running"  # running, done (then stored), stopped, failed
     reason: str | None = None
     reviewed: dict[int, dict[str, Any]] = field(default_factory=dict)
     handle: Background[Any] | None = None
@@ -275,6 +275,7 @@ class Reviews:
         data = json.dumps(_web_review(review, boards), separators=(",", ":"))
         self._store(game_id, job.moves, data)
         with self._lock:
+            job.status = "done"
             if self._jobs.get(game_id) is job:
                 del self._jobs[game_id]
         self._publish(game_id, {"job": job.id, "status": "done", "total": job.total})
