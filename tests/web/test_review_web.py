@@ -174,6 +174,24 @@ def test_a_review_is_stopped_when_asked(db_path: Path) -> None:
         assert client.get(f"/api/games/{game_id}/review").json()["status"] == "stopped"
 
 
+def test_a_review_still_waiting_is_stopped_too(db_path: Path) -> None:
+    # one review at a time: the second waits in the queue, and leaves it when stopped
+    with app_client(db_path, review_settings=ENDLESS, reviews=1, review_limit=2) as client:
+        running, waiting = (new_game(client, start="f5d6c3d3c4f4c5b3")[0] for _ in range(2))
+        for game_id in (running, waiting):
+            assert client.post(f"/api/games/{game_id}/review").status_code == 202
+        answers: list[Any] = []
+        thread = threading.Thread(
+            target=lambda: answers.append(client.delete(f"/api/games/{waiting}/review"))
+        )
+        thread.start()
+        thread.join(30)
+        assert not thread.is_alive(), "stopping a review that had not begun hangs"
+        assert answers[0].status_code == 200 and answers[0].json()["status"] == "stopped"
+        assert client.app.state.reviews.queue.pending == 1
+        assert client.delete(f"/api/games/{running}/review").status_code == 200
+
+
 def test_a_review_too_slow_is_stopped(db_path: Path) -> None:
     with app_client(db_path, review_settings=ENDLESS, review_timeout=0.5) as client:
         game_id, _, _ = new_game(client, start="f5d6c3d3c4f4c5b3c2e6c6b4b5d2e3a6c1b1")

@@ -190,12 +190,13 @@ class Reviews:
         if stored is not None and stored[0] == current:
             return 200, self._done_json(*stored, current)
         board = game.board()
+        stale: Background[Any] | None = None
         with self._lock:
             old = self._jobs.get(game_id)
             if old is not None and old.status == "running":
                 if old.moves == current:  # another request started it meanwhile
                     return 202, json.dumps(old.to_dict(current))
-                self._stop(old, "the game changed: a new review started")
+                stale = self._stopped(old, "the game changed: a new review started")
             job = _Job(current, game.start_obf, sum(m != "pass" for m in current))
             try:
                 job.handle = self.queue.submit(partial(self._run, game_id, job, board))
@@ -211,6 +212,8 @@ class Reviews:
             self._jobs.move_to_end(game_id)
             self._forget_old()
             answer = job.to_dict(current)
+        if stale is not None:
+            stale.cancel()
         self._publish(game_id, {"job": job.id, "status": "running", "done": 0, "total": job.total})
         return 202, json.dumps(answer)
 
@@ -222,16 +225,20 @@ class Reviews:
             if job is None or job.status != "running":
                 raise GameError(409, "no review of this game is running")
             job.by_user = True
-            self._stop(job, "cancelled")
+            handle = self._stopped(job, "cancelled")
             answer = job.to_dict(_moves(game))
+        if handle is not None:
+            handle.cancel()
         self._publish(game_id, {"job": job.id, "status": "stopped", "reason": "cancelled"})
         return json.dumps(answer)
 
-    def _stop(self, job: _Job, reason: str) -> None:
-        """Mark a job stopped and cancel it (hold the lock)."""
+    @staticmethod
+    def _stopped(job: _Job, reason: str) -> Background[Any] | None:
+        """Mark a job stopped (hold the lock); returns its handle, to cancel
+        once the lock is released (a job that never began has its end
+        called at once, and that takes the lock)."""
         job.status, job.reason = "stopped", reason
-        if job.handle is not None:
-            job.handle.cancel()
+        return job.handle
 
     def _forget_old(self) -> None:
         """Keep at most ``_KEPT`` finished jobs (hold the lock)."""
@@ -308,9 +315,14 @@ class Reviews:
     def close(self) -> None:
         """Stop the running reviews and the queue."""
         with self._lock:
-            for job in self._jobs.values():
-                if job.status == "running":
-                    self._stop(job, "the server is shutting down")
+            handles = [
+                self._stopped(job, "the server is shutting down")
+                for job in self._jobs.values()
+                if job.status == "running"
+            ]
+        for handle in handles:
+            if handle is not None:
+                handle.cancel()
         self.queue.close()
 
 
