@@ -175,17 +175,17 @@ def test_the_app_counts_changes_not_reads(db_path: Path) -> None:
     app = create_app(str(db_path), ai_delay=0.0)
     service = app.state.service
     seen: list[tuple[str, int]] = []
-    play, get = service.play, service.get
+    play, get = service.play, service.cached_holder
 
     def counted_play(*args: object) -> str:
         seen.append(("play", service.people.in_progress))
         return play(*args)
 
-    def counted_get(*args: object) -> str:
+    def counted_get(*args: object) -> tuple[str, str | None] | None:
         seen.append(("get", service.people.in_progress))
-        return get(*args)
+        return get(*args)  # a cached game is read on the event loop
 
-    service.play, service.get = counted_play, counted_get
+    service.play, service.cached_holder = counted_play, counted_get
     with TestClient(app) as client:
         game_id, seats, _ = new_game(client)
         assert move(client, game_id, seats["black"], "f5").status_code == 200

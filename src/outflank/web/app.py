@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -27,6 +27,7 @@ from outflank.web.middleware import BodyLimit, CountPeople
 from outflank.web.puzzles import PuzzleService
 from outflank.web.reviews import REVIEW_TIMEOUT, Reviews
 from outflank.web.routes import analysis, explorer, games, moves, puzzles, review, site, socket
+from outflank.web.routes.common import errors_as_json
 from outflank.web.service import GameService
 from outflank.web.storage import Storage
 
@@ -120,7 +121,20 @@ def create_app(
     app.mount("/static", StaticFiles(directory=site.STATIC), name="static")
     for router in ROUTERS:
         app.include_router(router)
+    app.openapi = _schema(app)  # type: ignore[method-assign]
     return app
+
+
+def _schema(app: FastAPI) -> Callable[[], dict[str, Any]]:
+    """The app's OpenAPI document, built once, every error body as JSON."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = errors_as_json(build())
+        return app.openapi_schema
+
+    return openapi
 
 
 @asynccontextmanager

@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from outflank.web.service import GameError
 from outflank.web.storage import DatabaseError
@@ -73,11 +74,47 @@ async def _validation_error(_request: Request, exc: RequestValidationError) -> J
     return error(422, describe_validation(exc))
 
 
-async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
     if exc.status_code == 400 and exc.detail == _UNPARSED:
         # what FastAPI says when the JSON parser itself fails (nested too deep)
         return error(422, "malformed JSON in the request body")
-    return error(exc.status_code, str(exc.detail))
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:  # RFC 9110: the methods the resource takes, all of them
+        headers["Allow"] = ", ".join(_allowed(request))
+    return error(exc.status_code, str(exc.detail), headers or None)
+
+
+def _allowed(request: Request) -> list[str]:
+    """The methods the resource at the request's path takes: those the API's
+    schema documents for the most specific path template that matches it
+    (``/api/puzzles/solvers`` rather than ``/api/puzzles/{puzzle_id}``), else
+    those of any route that matches (the page). Starlette names only the
+    methods of the first route that matches the path."""
+    segments = request.url.path.split("/")
+    best: tuple[int, list[str]] | None = None
+    for template, operations in request.app.openapi().get("paths", {}).items():
+        parts = template.split("/")
+        if len(parts) != len(segments) or not all(
+            part == segment or (part.startswith("{") and part.endswith("}"))
+            for part, segment in zip(parts, segments, strict=True)
+        ):
+            continue
+        literal = sum(not part.startswith("{") for part in parts)
+        if best is None or literal > best[0]:
+            best = (literal, sorted(method.upper() for method in operations))
+    if best is not None:
+        return best[1]
+    routes = request.app.router.routes
+    return [
+        method
+        for method in _METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes
+        )
+    ]
+
+
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 
 async def _database_error(_request: Request, exc: Exception) -> JSONResponse:

@@ -11,6 +11,13 @@ LISTEN/NOTIFY); their events come back through :meth:`Hub.deliver`. The
 hub remembers the newest state version it delivered for each game listened
 to (:meth:`Hub.watched`), so that a process whose relay was cut off can tell
 which games changed meanwhile.
+
+Events published on another thread reach a loop's subscribers through one
+inbox per loop: a burst of them (an AI's ``thinking``, ``info`` and
+``state``) wakes the loop once, not once per event and listener. Events
+published on the loop's own thread are handed over at once, after any that
+were waiting in its inbox, so each listener gets a game's events in the
+order they were published.
 """
 
 from __future__ import annotations
@@ -56,12 +63,52 @@ def _offer(queue: asyncio.Queue[Event], event: Event) -> None:
                 queue.get_nowait()
 
 
+class _Inbox:
+    """Events for the subscribers of one event loop, handed over in batches."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._lock = threading.Lock()
+        self._items: list[tuple[asyncio.Queue[Event], Event]] = []
+        self._called = False  # a drain() is scheduled on the loop
+
+    def put(self, queue: asyncio.Queue[Event], event: Event) -> None:
+        """From any thread: queue an event; wake the loop if it is not due to drain."""
+        with self._lock:
+            self._items.append((queue, event))
+            if self._called:
+                return
+            self._called = True
+        try:
+            self.loop.call_soon_threadsafe(self.drain)
+        except RuntimeError:  # the loop is closed: nobody listens any more
+            with self._lock:
+                self._items.clear()
+                self._called = False
+
+    def drain(self) -> None:
+        """On the loop: hand every waiting event to its queue, oldest first."""
+        with self._lock:
+            items, self._items = self._items, []
+            self._called = False
+        for queue, event in items:
+            _offer(queue, event)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # not on an event loop's thread
+        return None
+
+
 class Hub:
     """Routes each game's events to its current subscribers."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._subs: dict[str, set[Subscription]] = {}
+        self._inboxes: dict[asyncio.AbstractEventLoop, _Inbox] = {}
         self._delivered: dict[str, int] = {}  # game -> newest state version delivered
         self.relay: Callable[[str, Event], None] | None = None
 
@@ -70,6 +117,11 @@ class Hub:
         sub = Subscription(game_id, asyncio.get_running_loop())
         with self._lock:
             self._subs.setdefault(game_id, set()).add(sub)
+            if sub.loop not in self._inboxes:
+                self._inboxes = {  # loops that have closed go
+                    **{loop: box for loop, box in self._inboxes.items() if not loop.is_closed()},
+                    sub.loop: _Inbox(sub.loop),
+                }
         return sub
 
     def unsubscribe(self, sub: Subscription) -> None:
@@ -103,9 +155,19 @@ class Hub:
             subs = list(self._subs.get(game_id, ()))
             if subs and event.version is not None:
                 self._delivered[game_id] = max(event.version, self._delivered.get(game_id, 0))
+        if not subs:
+            return
+        here = _running_loop()
+        inboxes = self._inboxes
         for sub in subs:
-            with contextlib.suppress(RuntimeError):  # loop already closed
-                sub.loop.call_soon_threadsafe(_offer, sub.queue, event)
+            inbox = inboxes.get(sub.loop)
+            if inbox is None:  # its loop has closed
+                continue
+            if sub.loop is here:
+                inbox.drain()  # what other threads sent first goes first
+                _offer(sub.queue, event)
+            else:
+                inbox.put(sub.queue, event)
 
     def watched(self) -> dict[str, int | None]:
         """Every game with a subscriber here, and the newest state version

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MAX_LOOKAHEAD, MIN_LEVEL, MIN_LOOKAHEAD
 
@@ -39,6 +41,44 @@ class PlayerSpec(_Strict):
     edge: int = Field(default=5, ge=-50, le=50)
     x_square: int = Field(default=-20, ge=-50, le=50)
     lookahead: int = Field(default=4, ge=MIN_LOOKAHEAD, le=MAX_LOOKAHEAD)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _integral(cls, data: object) -> object:
+        """A number with no fraction (30.0) is the integer it is, as JSON Schema
+        counts it; the strict check still refuses "30", true and 30.5."""
+        if not isinstance(data, dict):
+            return data
+        return {
+            key: int(value) if isinstance(value, float) and value.is_integer() else value
+            for key, value in data.items()
+        }
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        """The schema of what :meth:`_check` accepts: a human (``kind`` alone,
+        or nothing), or an AI (``kind`` "ai" and ``ai``, with its settings)."""
+        schema = handler.resolve_ref_schema(handler(core_schema))
+        settings = {k: v for k, v in schema.pop("properties").items() if k not in ("kind", "ai")}
+        human = {
+            "title": "Human",
+            "type": "object",
+            "properties": {"kind": {"const": "human", "default": "human"}},
+            "additionalProperties": False,
+        }
+        ai = {
+            "title": "AI",
+            "type": "object",
+            "properties": {"kind": {"const": "ai"}, "ai": {"enum": list(AI_KINDS)}, **settings},
+            "required": ["kind", "ai"],
+            "additionalProperties": False,
+        }
+        for key in ("type", "additionalProperties", "required"):
+            schema.pop(key, None)
+        schema["oneOf"] = [human, ai]
+        return schema
 
     @model_validator(mode="after")
     def _check(self) -> PlayerSpec:

@@ -277,6 +277,19 @@ class GameService:
         you = game.holder(secret)
         return self.state_json(game, you=you), you
 
+    def cached_holder(
+        self, game_id: str, secret: str | None = None
+    ) -> tuple[str, str | None] | None:
+        """:meth:`get_holder` without touching the database, for the event
+        loop: a game cached by this process alone (SQLite), else None."""
+        if self.shared:
+            return None  # another process may have changed it: ask the database
+        game = self.store.cached(game_id)
+        if game is None:
+            return None
+        you = game.holder(secret)
+        return self.state_json(game, you=you), you
+
     def version(self, game_id: str) -> int:
         """The game's current version number."""
         return self._game(game_id).version
@@ -416,7 +429,8 @@ class GameService:
         game = self._change(game_id, change)
         assert game is not None
         self._stop_thinking(game_id)
-        self._schedule_ai(game_id, background=game.ai_seats == 2)
+        if game.ai_to_move() is not None:  # else no worker needs waking
+            self._schedule_ai(game_id, background=game.ai_seats == 2)
         return self.state_json(game)
 
     @staticmethod
@@ -501,7 +515,8 @@ class GameService:
         game = self._change(game_id, change)
         assert game is not None
         self._stop_thinking(game_id)
-        self._schedule_ai(game_id, background=game.ai_seats == 2)
+        if game.ai_to_move() is not None:  # else no worker needs waking
+            self._schedule_ai(game_id, background=game.ai_seats == 2)
         return self.state_json(game)
 
     def update_player(self, game_id: str, secret: str, color: str, player: PlayerSpec) -> str:
@@ -520,7 +535,8 @@ class GameService:
         game = self._change(game_id, change)
         assert game is not None
         self._stop_thinking(game_id)  # a search with the old settings is thrown away
-        self._schedule_ai(game_id, background=game.ai_seats == 2)
+        if game.ai_to_move() is not None:  # else no worker needs waking
+            self._schedule_ai(game_id, background=game.ai_seats == 2)
         return self.state_json(game)
 
     # ------------------------------------------------------------ AI seats

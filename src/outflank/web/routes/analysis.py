@@ -7,14 +7,20 @@ from typing import Any
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, Response
 
-from outflank.web.routes.common import Service
+from outflank.web.answers import Evaluations, Hints, LearnTrace
+from outflank.web.routes.common import Service, answers
 
 __all__ = ["router"]
 
 router = APIRouter()
 
 
-@router.get("/api/games/{game_id}/hints")
+@router.get(
+    "/api/games/{game_id}/hints",
+    operation_id="hints",
+    response_model=None,
+    responses=answers(Hints, 400, 404, 409),
+)
 def hints(
     game_id: str,
     service: Service,
@@ -25,13 +31,22 @@ def hints(
     return service.hints(game_id, ply, depth)
 
 
-@router.get("/api/games/{game_id}/evaluations")
+@router.get(
+    "/api/games/{game_id}/evaluations",
+    operation_id="evaluations",
+    response_model=None,
+    responses=answers(Evaluations, 404),
+)
 def evaluations(game_id: str, service: Service) -> dict[str, Any]:
     """A score from black's view (discs) for each position of the game."""
     return service.evaluations(game_id)
 
 
-@router.get("/api/games/{game_id}/learn")
+@router.get(
+    "/api/games/{game_id}/learn",
+    operation_id="learn",
+    responses=answers(LearnTrace, 400, 404, 409),
+)
 def learn(
     game_id: str,
     service: Service,

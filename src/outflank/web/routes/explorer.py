@@ -9,7 +9,9 @@ from fastapi import APIRouter, Query
 from outflank.board import Board, Rules
 from outflank.book.explorer import explore
 from outflank.errors import OutflankError
+from outflank.web.answers import ExplorerAnswer
 from outflank.web.live import color_name
+from outflank.web.routes.common import answers
 from outflank.web.service import GameError
 
 __all__ = ["router"]
@@ -17,10 +19,15 @@ __all__ = ["router"]
 router = APIRouter()
 
 
-@router.get("/api/explorer")
+@router.get(
+    "/api/explorer",
+    operation_id="explorer",
+    response_model=None,
+    responses=answers(ExplorerAnswer, 400),
+)
 def explorer(
-    moves: str = Query("", max_length=400),
-    start: str | None = Query(None, max_length=100),
+    moves: str = Query("", max_length=400, description="a transcript such as f5d6c3"),
+    start: str | None = Query(None, max_length=100, description="the start position (OBF)"),
 ) -> dict[str, Any]:
     """The explorer at the position after ``moves`` (a transcript, passes
     allowed) from ``start`` (an OBF line; default the start position): the

@@ -16,7 +16,9 @@ from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import HTTPConnection
 
+from outflank.web.answers import PuzzleSolver, PuzzleVerdict, PuzzleView
 from outflank.web.puzzles import PuzzleService
+from outflank.web.routes.common import answers
 from outflank.web.routes.site import STATIC
 
 __all__ = ["AnswerRequest", "router"]
@@ -55,31 +57,70 @@ def puzzle_page(puzzle_id: str) -> FileResponse:
     return puzzles_page()
 
 
-@router.post("/api/puzzles/solvers", status_code=201)
+def _with_links(responses: dict[int | str, dict[str, Any]]) -> dict[int | str, dict[str, Any]]:
+    """A new solver's answer, with OpenAPI links to what it can do next (a
+    schema-driven tester follows them)."""
+    solver = "$response.body#/solver"
+    responses[201]["links"] = {
+        "get_puzzle_solver": {"operationId": "get_puzzle_solver",
+                              "parameters": {"solver": solver}},
+        "next_puzzle": {"operationId": "next_puzzle", "parameters": {"solver": solver}},
+        "answer_puzzle": {"operationId": "answer_puzzle", "requestBody": {"solver": solver}},
+    }  # fmt: skip
+    return responses
+
+
+@router.post(
+    "/api/puzzles/solvers",
+    status_code=201,
+    operation_id="new_puzzle_solver",
+    response_model=None,
+    responses=_with_links(answers(PuzzleSolver, status=201)),
+)
 def new_solver(puzzles: Puzzles) -> dict[str, Any]:
     """A new solver for this browser (rating 1500): keep its secret."""
     return puzzles.new_solver()
 
 
-@router.get("/api/puzzles/solvers/{solver}")
+@router.get(
+    "/api/puzzles/solvers/{solver}",
+    operation_id="get_puzzle_solver",
+    response_model=None,
+    responses=answers(PuzzleSolver, 404),
+)
 def solver(solver: str, puzzles: Puzzles) -> dict[str, Any]:
     """A solver's Glicko-2 rating, streak and counts."""
     return puzzles.solver(solver)
 
 
-@router.get("/api/puzzles/next")
+@router.get(
+    "/api/puzzles/next",
+    operation_id="next_puzzle",
+    response_model=None,
+    responses=answers(PuzzleView, 404),
+)
 def next_puzzle(solver: SolverSecret, puzzles: Puzzles) -> dict[str, Any]:
     """A puzzle near the solver's rating that it has not seen (no solution in it)."""
     return puzzles.next(solver)
 
 
-@router.get("/api/puzzles/{puzzle_id}")
+@router.get(
+    "/api/puzzles/{puzzle_id}",
+    operation_id="get_puzzle",
+    response_model=None,
+    responses=answers(PuzzleView, 404),
+)
 def puzzle(puzzle_id: str, puzzles: Puzzles) -> dict[str, Any]:
     """One puzzle by id (no solution in it)."""
     return puzzles.puzzle(puzzle_id)
 
 
-@router.post("/api/puzzles/{puzzle_id}/answer")
+@router.post(
+    "/api/puzzles/{puzzle_id}/answer",
+    operation_id="answer_puzzle",
+    response_model=None,
+    responses=answers(PuzzleVerdict, 400, 404, 413),
+)
 def answer(puzzle_id: str, body: AnswerRequest, puzzles: Puzzles) -> dict[str, Any]:
     """Judge a move: right or wrong, the refutation, the solution line and
     the solver's new rating (only its first answer to a puzzle is rated)."""

@@ -15,7 +15,8 @@ from fastapi.responses import FileResponse
 from outflank import __version__
 from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from outflank.web.ai import OPPONENTS, engine_available
-from outflank.web.routes.common import Service
+from outflank.web.answers import Info
+from outflank.web.routes.common import Service, answers
 
 __all__ = ["STATIC", "router"]
 
@@ -37,7 +38,7 @@ def game_page(game_id: str) -> FileResponse:
     return index()
 
 
-@router.get("/api/info")
+@router.get("/api/info", operation_id="info", response_model=None, responses=answers(Info))
 def info(service: Service) -> dict[str, Any]:
     """Server version, the opponents it offers and the engine's level scale."""
     return {

@@ -41,7 +41,8 @@ async def game_socket(
     sub = service.hub.subscribe(game_id)
     try:
         try:
-            state, you = await run_in_threadpool(service.get_holder, game_id, seat)
+            held = service.cached_holder(game_id, seat)  # no thread for a cached game
+            state, you = held or await run_in_threadpool(service.get_holder, game_id, seat)
         except GameError as exc:
             await _send_error(websocket, exc.status, exc.message)
             await websocket.close(code=4000 + exc.status)
