@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from outflank.board import Board
+from outflank.board import BLACK, Board
+from outflank.puzzles import PuzzleSet
 from web.conftest import start_server, stop_server
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -66,15 +67,17 @@ def page(browser: Any) -> Iterator[Any]:
     assert not errors, f"errors in the console: {errors}"
 
 
-def _new_game(base: str, start: str = "") -> tuple[str, dict[str, str]]:
-    body = {"black": {"kind": "human"}, "white": {"kind": "human"}, "start": start}
+def _post(url: str, body: dict[str, Any]) -> Any:
     request = urllib.request.Request(
-        base + "/api/games",
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
     )
     with urllib.request.urlopen(request) as response:
-        data = json.load(response)
+        return json.load(response)
+
+
+def _new_game(base: str, start: str = "") -> tuple[str, dict[str, str]]:
+    body = {"black": {"kind": "human"}, "white": {"kind": "human"}, "start": start}
+    data = _post(base + "/api/games", body)
     return data["game"]["id"], data["seats"]
 
 
@@ -188,3 +191,34 @@ def test_the_explorer_while_reviewing(server: str, page: Any) -> None:
     page.wait_for_selector("#explorer-head:has-text('Tiger')")
     page.click("#line-exit")
     page.wait_for_selector("#review-detail:not([hidden])")
+
+
+def test_a_reviews_mistake_set_as_a_puzzle(server: str, page: Any) -> None:
+    """A game that went wrong where one move alone kept the result: the
+    review card offers its puzzle, which the Puzzles page sets first."""
+    puzzle = min(PuzzleSet.default(), key=lambda p: (p.empties, p.id))
+    wrong = min(puzzle.refutations, key=lambda m: puzzle.scores[m])
+    game_id, seats = _new_game(server, puzzle.board.obf())
+    board = puzzle.board.copy(stack=False)
+    for square in [wrong, *map(str, puzzle.refutations[wrong])]:
+        if square != "pass":
+            seat = seats["black" if board.turn is BLACK else "white"]
+            _post(f"{server}/api/games/{game_id}/moves", {"seat": seat, "move": square})
+        board.push(square)
+    page.goto(f"{server}/game/{game_id}")
+    page.click("#btn-review")
+    page.wait_for_selector("#review-puzzles", timeout=120_000)
+    assert page.text_content("#review-puzzles").startswith("Solve the puzzle")
+    page.click("#review-puzzles")
+    page.wait_for_function(
+        f"document.getElementById('pz-id').textContent === '{puzzle.id}'"
+        " && document.querySelectorAll('circle.legal').length > 0"
+    )
+    assert f"move 1 ({wrong}," in page.text_content(".pz-from")
+    assert page.text_content("#pz-game-left") == "the last from your game"
+    page.click(f'#board .cell[data-square="{puzzle.solution}"]')
+    page.wait_for_selector("#status .pz-right")
+    page.wait_for_selector(f'#board[data-shown="played:{len(puzzle.line)}"]', timeout=60_000)
+    page.click("#pz-next")  # then puzzles near the rating, as usual
+    page.wait_for_function(f"document.getElementById('pz-id').textContent !== '{puzzle.id}'")
+    assert page.text_content("#pz-game-left") == ""

@@ -16,9 +16,11 @@ from fastapi.testclient import TestClient
 
 from outflank import Board, Engine
 from outflank.book import explore
+from outflank.puzzles import PuzzleSet
 from outflank.review import ReviewSettings
 from outflank.web.analysis import AnalysisQueue, Busy, Cancel
 from outflank.web.app import create_app
+from outflank.web.puzzles import PuzzleService
 from web.conftest import move, new_game
 
 #: Quick reviews: the library's own tests check the values.
@@ -305,3 +307,48 @@ def test_background_jobs_count_against_the_queue() -> None:
         assert time.monotonic() < deadline
         time.sleep(0.01)
     queue.close()
+
+
+# ---------------------------------------------------------------- your mistakes as puzzles
+def test_a_reviews_mistakes_become_puzzles_on_the_puzzles_page(db_path: Path) -> None:
+    """A game that blunders where one move alone kept the result: its review
+    finds the puzzle, stores it, lists it for the game, and the Puzzles API
+    sets and judges it (with no shipped set at all: it comes from the database)."""
+    shipped = min(PuzzleSet.default(), key=lambda p: (p.empties, p.id))
+    wrong = min(shipped.refutations, key=lambda m: shipped.scores[m])
+    with app_client(db_path) as client:
+        client.app.state.puzzles = PuzzleService(client.app.state.storage, PuzzleSet())
+        game_id, seats, state = new_game(client, start=shipped.board.obf())
+        assert client.get(f"/api/games/{game_id}/puzzles").json() == {
+            "game": game_id,
+            "puzzles": [],
+        }
+        for square in [wrong, *map(str, shipped.refutations[wrong])]:
+            if square == "pass":
+                continue
+            state = client.get(f"/api/games/{game_id}").json()
+            assert move(client, game_id, seats[state["turn"]], square).status_code == 200
+        client.post(f"/api/games/{game_id}/review")
+        review = wait_review(client, game_id)["review"]
+        assert review["moves"][0]["label"] in ("mistake", "blunder")
+        assert review["puzzles"] == [shipped.id]
+        listed = client.get(f"/api/games/{game_id}/puzzles").json()["puzzles"]
+        assert [(p["id"], p["obf"], p["game"]) for p in listed] == [
+            (shipped.id, shipped.board.obf(), game_id)
+        ]
+        assert (
+            listed[0]["source"] == f"your game, move 1 ({wrong}, a {review['moves'][0]['label']})"
+        )
+        assert client.get(f"/api/puzzles/{shipped.id}").json() == listed[0]
+        solver = client.post("/api/puzzles/solvers").json()["solver"]
+        verdict = client.post(
+            f"/api/puzzles/{shipped.id}/answer",
+            json={"solver": solver, "move": str(shipped.solution)},
+        ).json()
+        assert verdict["correct"] and verdict["scores"] == shipped.to_dict()["scores"]
+        assert client.get("/api/games/nope/puzzles").status_code == 404
+        assert client.get("/api/puzzles/0000ffff").status_code == 404
+    # a restarted server still has them (stored with the game)
+    with app_client(db_path) as restarted:
+        again = restarted.get(f"/api/games/{game_id}/puzzles").json()["puzzles"]
+        assert [p["id"] for p in again] == [shipped.id]

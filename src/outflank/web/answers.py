@@ -20,6 +20,7 @@ __all__ = [
     "ExplorerAnswer",
     "ExplorerMove",
     "GameList",
+    "GamePuzzles",
     "GameState",
     "GameSummary",
     "Hint",
@@ -232,6 +233,17 @@ class PuzzleView(_Answer):
     grade_name: str
     goal: Literal["win", "draw"] = Field(description="what the one right move keeps")
     empties: int
+    game: str | None = Field(
+        default=None, description="the game whose review found it at a mistake"
+    )
+    source: str | None = Field(default=None, description="where in that game")
+
+
+class GamePuzzles(_Answer):
+    """The puzzles a game's review found at its mistakes, in the game's order."""
+
+    game: str
+    puzzles: list[PuzzleView]
 
 
 class PuzzleFrame(_Answer):
@@ -333,6 +345,9 @@ class ReviewBody(_Answer):
     exact_from: int | None = Field(default=None, description="the first ply exact from there on")
     summary: dict[Color, PlayerReview] | None = None
     turning_points: list[int] | None = None
+    puzzles: list[str] | None = Field(
+        default=None, description="the puzzles found at its mistakes (their ids)"
+    )
 
 
 class ReviewStatus(_Answer):

@@ -17,6 +17,13 @@ it; asking after the game has changed starts a new one.
 
 Each reviewed move carries ``line``: the better line's moves with the
 squares each flips, so the page (which holds no rules) can play it forward.
+
+A complete review then looks for puzzles at its mistakes and blunders
+where its values are exact (the solver answered there, so a full exact
+analysis of the position is quick): each position that is a puzzle by
+:func:`outflank.puzzles.examine` is stored in ``review_puzzles`` and its id
+listed in the review's ``puzzles``; the Puzzles page serves them
+(``/puzzles?game=ID``, :mod:`outflank.web.puzzles`).
 """
 
 from __future__ import annotations
@@ -33,14 +40,16 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from outflank.board import PASS, Board, Move
+from outflank.puzzles import Analyst, Puzzle, PuzzleError, examine
+from outflank.puzzles.find import MAX_EMPTIES
 from outflank.review import GameReview, MoveReview, Reviewer, ReviewSettings
 from outflank.web.analysis import AnalysisQueue, Background, Busy, Cancel
 from outflank.web.live import LiveGame, color_name
 from outflank.web.service import GameError, GameService
-from outflank.web.storage import ReviewRow
+from outflank.web.storage import ReviewPuzzleRow, ReviewRow
 
 __all__ = ["REVIEW_TIMEOUT", "Reviews", "line_steps"]
 
@@ -119,7 +128,7 @@ class Reviews:
 
     ``settings``: how hard each review looks (the library's defaults);
     ``threads``: threads per search (default: every core, a review being one
-    job a person waits for).
+    job a person waits for); ``puzzles``: look for puzzles at the mistakes.
     """
 
     def __init__(
@@ -131,8 +140,10 @@ class Reviews:
         timeout: float = REVIEW_TIMEOUT,
         settings: ReviewSettings | None = None,
         threads: int | None = None,
+        puzzles: bool = True,
     ) -> None:
         self.service = service
+        self.puzzles = puzzles
         self.settings = settings or ReviewSettings()
         self.threads = threads
         self.queue = AnalysisQueue(workers, max(limit, workers), timeout, name="review")
@@ -271,6 +282,9 @@ class Reviews:
             review = reviewer.review(board, on_move)
         finally:
             detach()
+        puzzles: list[tuple[int, Puzzle]] = []
+        if self.puzzles and review.complete and not cancel.cancelled:
+            puzzles = _find_puzzles(review, cancel)
         if cancel.cancelled or not review.complete:
             with self._lock:
                 if job.status == "running":  # the timeout, not a person
@@ -279,15 +293,24 @@ class Reviews:
                 reason = job.reason
             self._publish(game_id, {"job": job.id, "status": "stopped", "reason": reason})
             return
-        data = json.dumps(_web_review(review, boards), separators=(",", ":"))
-        self._store(game_id, job.moves, data)
+        web = _web_review(review, boards)
+        web["puzzles"] = [puzzle.id for _, puzzle in puzzles]
+        data = json.dumps(web, separators=(",", ":"))
+        self._store(game_id, job.moves, data, puzzles)
         with self._lock:
             job.status = "done"
             if self._jobs.get(game_id) is job:
                 del self._jobs[game_id]
         self._publish(game_id, {"job": job.id, "status": "done", "total": job.total})
 
-    def _store(self, game_id: str, moves: tuple[str, ...], data: str) -> None:
+    def _store(
+        self,
+        game_id: str,
+        moves: tuple[str, ...],
+        data: str,
+        puzzles: Sequence[tuple[int, Puzzle]] = (),
+    ) -> None:
+        """Store the review and its puzzles (in place of the game's earlier ones)."""
         storage = self.service.storage
         with storage.writing(), storage.session() as session:
             row = session.get(ReviewRow, game_id)
@@ -295,6 +318,16 @@ class Reviews:
                 session.add(ReviewRow(game_id=game_id, moves=" ".join(moves), data=data))
             else:
                 row.moves, row.data = " ".join(moves), data
+            session.execute(delete(ReviewPuzzleRow).where(ReviewPuzzleRow.game_id == game_id))
+            seen = set()
+            for ply, puzzle in puzzles:
+                if puzzle.id in seen:  # the same position twice in one game
+                    continue
+                seen.add(puzzle.id)
+                text = json.dumps(puzzle.to_dict(), separators=(",", ":"))
+                session.add(
+                    ReviewPuzzleRow(game_id=game_id, puzzle_id=puzzle.id, ply=ply, data=text)
+                )
             session.commit()
 
     def _ended(self, game_id: str, job: _Job, future: Future[Any]) -> None:
@@ -324,6 +357,37 @@ class Reviews:
             if handle is not None:
                 handle.cancel()
         self.queue.close()
+
+
+def _find_puzzles(review: GameReview, cancel: Cancel) -> list[tuple[int, Puzzle]]:
+    """The puzzles (with the ply of their mistake) that a review's mistakes
+    and blunders make where its values are exact; none once ``cancel`` is
+    told (the review is then stopped)."""
+    candidates = [
+        m
+        for m in review.mistakes
+        if m.exact and m.best_exact and m.empties <= MAX_EMPTIES and not m.forced
+    ]
+    if not candidates:
+        return []
+    analyst = Analyst.make(threads=1, tt_mb=32)
+    detach = [cancel.attach(analyst.exact.stop), cancel.attach(analyst.shallow.stop)]
+    found = []
+    try:
+        for m in candidates:
+            if cancel.cancelled:
+                return []
+            where = f"your game, move {m.number} ({m.move}, a {m.label.value})"
+            try:
+                puzzle = examine(review.board(m.ply), analyst, source=where)
+            except PuzzleError:  # an analysis cut short by a stop
+                return []
+            if puzzle is not None:
+                found.append((m.ply, puzzle))
+    finally:
+        for undo in detach:
+            undo()
+    return [] if cancel.cancelled else found
 
 
 def _boards(board: Board) -> list[Board]:

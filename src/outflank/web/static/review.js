@@ -36,6 +36,7 @@ export function reviewFrom(data) {
     turning: r.turning_points || [],
     thresholds: r.thresholds || null,
     elapsed: r.elapsed,
+    puzzles: r.puzzles || [], // ids of the puzzles found at its mistakes
   };
 }
 
@@ -183,6 +184,17 @@ export function renderReviewCard(review, game, { onPick, fits }) {
       row.append(a, " ");
     }
     box.append(row);
+  }
+  // the positions of the mistakes where one move alone kept the result
+  if (review.status === "done" && review.puzzles.length && game) {
+    const n = review.puzzles.length;
+    const a = document.createElement("a");
+    a.id = "review-puzzles";
+    a.className = "rv-puzzles";
+    a.href = `/puzzles?game=${encodeURIComponent(game.id)}`;
+    a.textContent = `Solve ${n === 1 ? "the puzzle" : `the ${n} puzzles`} from this game's mistakes ▸`;
+    a.title = "positions of this game where one move alone kept the result, and another was played";
+    box.append(a);
   }
 }
 
