@@ -9,7 +9,11 @@ move in ten played at random. Per game: its moves, the seconds to its
 first reviewed move (the book's, or the end's), to the end of the exact
 part, and to the whole review; from which move the values are exact (and
 the empties then), the midgame depth reached, the number of mistakes and
-blunders and each player's accuracy. Then the mean and the worst. The
+blunders and each player's accuracy; then what the web app does after a
+review: the puzzles found at its mistakes in the exact part
+(``puzzles_from_review(..., exact_only=True)``), how many and in how many
+seconds, and the web review's whole time (review + puzzles). Then the mean
+and the worst. The
 default settings are the library's (``ReviewSettings()``); the issue's
 target is a 60-move game in at most 20 s on 2 cores. Time it alone on the
 machine (``flock /work/wt/bench.lock python bench/review.py`` on the
@@ -28,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from outflank import BLACK, WHITE  # noqa: E402
+from outflank.puzzles import Analyst, puzzles_from_review  # noqa: E402
 from outflank.review import Reviewer, ReviewSettings, Source  # noqa: E402
 from outflank.threads import default_threads  # noqa: E402
 
@@ -60,10 +65,12 @@ def main() -> int:
     header = (
         f"{'game':>4} {'moves':>5} {'first s':>7} {'exact s':>7} {'total s':>7}"
         f" {'exact from':>10} {'depth':>5} {'mistakes':>8} {'black acc':>9} {'white acc':>9}"
+        f" {'puzzles':>7} {'pz s':>5} {'web s':>6}"
     )
     print(header)
     print("-" * len(header))
-    totals, firsts = [], []
+    totals, firsts, webs = [], [], []
+    analyst = Analyst.make()  # as the web app makes it (one thread)
     for number, game in enumerate(games(args.file)[: args.games], 1):
         started = time.perf_counter()
         marks: dict[str, float] = {}
@@ -85,15 +92,20 @@ def main() -> int:
         mistakes = len(review.mistakes)
         accuracy = [review.summary(c).accuracy for c in (BLACK, WHITE)]
         exact = marks.get("exact", 0.0)
+        found = puzzles_from_review(review, analyst, exact_only=True)
+        web = time.perf_counter() - started
+        webs.append(web)
         print(
             f"{number:>4} {len(review.moves):>5} {marks['first']:>7.2f} {exact:>7.2f} {total:>7.2f}"
             f" {reach:>10} {depth:>5} {mistakes:>8}"
             f" {accuracy[0]:>9.1f} {accuracy[1]:>9.1f}"
+            f" {len(found):>7} {web - total:>5.2f} {web:>6.2f}"
         )
     print("-" * len(header))
     print(
         f"mean {statistics.mean(totals):.2f} s a game, worst {max(totals):.2f} s;"
-        f" first results after {statistics.mean(firsts):.3f} s (worst {max(firsts):.3f} s)"
+        f" first results after {statistics.mean(firsts):.3f} s (worst {max(firsts):.3f} s);"
+        f" with the puzzles (the web app) {statistics.mean(webs):.2f} s, worst {max(webs):.2f} s"
     )
     return 0
 

@@ -43,8 +43,7 @@ from typing import Any
 from sqlalchemy import delete, select
 
 from outflank.board import PASS, Board, Move
-from outflank.puzzles import Analyst, Puzzle, PuzzleError, examine
-from outflank.puzzles.find import MAX_EMPTIES
+from outflank.puzzles import Analyst, Puzzle, PuzzleError, examine, mistake_positions
 from outflank.review import GameReview, MoveReview, Reviewer, ReviewSettings
 from outflank.web.analysis import AnalysisQueue, Background, Busy, Cancel
 from outflank.web.live import LiveGame, color_name
@@ -363,11 +362,7 @@ def _find_puzzles(review: GameReview, cancel: Cancel) -> list[tuple[int, Puzzle]
     """The puzzles (with the ply of their mistake) that a review's mistakes
     and blunders make where its values are exact; none once ``cancel`` is
     told (the review is then stopped)."""
-    candidates = [
-        m
-        for m in review.mistakes
-        if m.exact and m.best_exact and m.empties <= MAX_EMPTIES and not m.forced
-    ]
+    candidates = mistake_positions(review, exact_only=True)
     if not candidates:
         return []
     analyst = Analyst.make(threads=1, tt_mb=32)
