@@ -11,7 +11,8 @@ part, and to the whole review; from which move the values are exact (and
 the empties then), the midgame depth reached, the number of mistakes and
 blunders and each player's accuracy; then what the web app does after a
 review: the puzzles found at its mistakes in the exact part
-(``puzzles_from_review(..., exact_only=True)``), how many and in how many
+up to its ``exact`` empties (``puzzles_from_review(..., exact_only=True,
+max_empties=exact)``), how many and in how many
 seconds, and the web review's whole time (review + puzzles). Then the mean
 and the worst. The
 default settings are the library's (``ReviewSettings()``); the issue's
@@ -92,7 +93,7 @@ def main() -> int:
         mistakes = len(review.mistakes)
         accuracy = [review.summary(c).accuracy for c in (BLACK, WHITE)]
         exact = marks.get("exact", 0.0)
-        found = puzzles_from_review(review, analyst, exact_only=True)
+        found = puzzles_from_review(review, analyst, exact_only=True, max_empties=settings.exact)
         web = time.perf_counter() - started
         webs.append(web)
         print(

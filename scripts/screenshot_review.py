@@ -1,4 +1,4 @@
-"""Make docs/review.png: the web page reviewing a game, a mistake selected.
+"""Make docs/review.png: the web page reviewing a game, a mistake selected, down to the explorer.
 
 Usage::
 
@@ -7,8 +7,10 @@ Usage::
 Starts a real ``outflank serve`` on a free port with a database in a
 temporary folder, makes a game of two people from game N of
 bench/data/review_games.txt, opens it in Debian's chromium (Playwright),
-clicks *Review*, waits for the review, clicks the first blunder (else
-mistake) in the move list and saves the page.
+clicks *Review*, waits for the review, clicks the first inaccuracy (or
+worse) of the move list, so that the opening explorer beside it still has
+book moves, and saves the page down to the explorer's card. Game 10 (the
+default) has a blunder that makes a puzzle: the review card offers it.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def _wait_up(base: str, proc: subprocess.Popen[bytes]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "review.png")
-    parser.add_argument("--game", type=int, default=1, help="which game of the bench's file")
+    parser.add_argument("--game", type=int, default=10, help="which game of the bench's file")
     args = parser.parse_args()
     games = [g for g in GAMES.read_text().splitlines() if g and not g.startswith("#")]
     from playwright.sync_api import sync_playwright
@@ -81,19 +83,22 @@ def main() -> int:
                 browser = p.chromium.launch(
                     executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"]
                 )
-                page = browser.new_page(viewport={"width": 1180, "height": 900})
+                page = browser.new_page(viewport={"width": 1180, "height": 1500})
                 page.goto(f"{base}/game/{game_id}")
                 page.click("#end-review")
                 page.wait_for_function(
                     "document.getElementById('review-note').textContent.startsWith('done')",
                     timeout=120_000,
                 )
-                worst = page.locator("#movelist li.lab-blunder, #movelist li.lab-mistake").first
-                worst.click()
+                page.wait_for_selector("#review-puzzles", timeout=30_000)
+                labelled = "#movelist li.lab-inaccuracy, #movelist li.lab-mistake"
+                page.locator(f"{labelled}, #movelist li.lab-blunder").first.click()
                 page.wait_for_selector("#review-detail:not([hidden])")
                 page.wait_for_timeout(400)
+                explorer = page.locator("#explorer-card").bounding_box()
+                bottom = explorer["y"] + explorer["height"] + 16
                 page.screenshot(
-                    path=str(args.out), clip={"x": 0, "y": 0, "width": 1180, "height": 900}
+                    path=str(args.out), clip={"x": 0, "y": 0, "width": 1180, "height": bottom}
                 )
                 browser.close()
         finally:

@@ -188,19 +188,25 @@ def verify(puzzle: Puzzle, analyst: Analyst, margin: int = DEFAULT_MARGIN) -> No
 
 
 def mistake_positions(
-    review: Any, *, color: Color | None = None, exact_only: bool = False
+    review: Any,
+    *,
+    color: Color | None = None,
+    exact_only: bool = False,
+    max_empties: int = MAX_EMPTIES,
 ) -> list[Any]:
     """The mistakes and blunders of a game review (an
     :class:`outflank.review.GameReview`) whose positions may be puzzles: of
-    ``color`` (or both sides), not forced, at most :data:`MAX_EMPTIES`
-    empties; with ``exact_only``, only those whose values the review found
-    exact (there the solver answered, so a full exact analysis is quick)."""
+    ``color`` (or both sides), not forced, at most ``max_empties`` empties
+    (and :data:`MAX_EMPTIES`); with ``exact_only``, only those whose values
+    the review found exact (there the solver answered, so a full exact
+    analysis is quick)."""
+    most = min(max_empties, MAX_EMPTIES)
     return [
         m
         for m in review.mistakes
         if (color is None or m.color is color)
         and not m.forced
-        and m.empties <= MAX_EMPTIES
+        and m.empties <= most
         and (not exact_only or (m.exact and m.best_exact))
     ]
 
@@ -212,6 +218,7 @@ def puzzles_from_review(
     color: Color | None = None,
     margin: int = DEFAULT_MARGIN,
     exact_only: bool = False,
+    max_empties: int = MAX_EMPTIES,
     source: str = "review",
 ) -> list[Puzzle]:
     """The puzzles a game review's mistakes make: the position before each
@@ -221,7 +228,8 @@ def puzzles_from_review(
     source (then ``, move N (MOVE, a LABEL)``)."""
     analyst = analyst or Analyst.make()
     found = []
-    for mistake in mistake_positions(review, color=color, exact_only=exact_only):
+    chosen = mistake_positions(review, color=color, exact_only=exact_only, max_empties=max_empties)
+    for mistake in chosen:
         where = f"{source}, move {mistake.number} ({mistake.move}, a {mistake.label.value})"
         puzzle = examine(review.board(mistake.ply), analyst, margin=margin, source=where)
         if puzzle is not None:

@@ -360,9 +360,11 @@ class Reviews:
 
 def _find_puzzles(review: GameReview, cancel: Cancel) -> list[tuple[int, Puzzle]]:
     """The puzzles (with the ply of their mistake) that a review's mistakes
-    and blunders make where its values are exact; none once ``cancel`` is
-    told (the review is then stopped)."""
-    candidates = mistake_positions(review, exact_only=True)
+    and blunders make where its values are exact, up to its ``exact``
+    empties; none once ``cancel`` is told (the review is then stopped)."""
+    # up to the empties the review always solves: further back, each move's
+    # exact analysis (one thread) may take longer than the review itself
+    candidates = mistake_positions(review, exact_only=True, max_empties=review.settings.exact)
     if not candidates:
         return []
     analyst = Analyst.make(threads=1, tt_mb=32)
