@@ -55,7 +55,7 @@ __all__ = ["REVIEW_TIMEOUT", "Reviews", "line_steps"]
 log = logging.getLogger("outflank.web")
 
 #: Seconds a review may take before it is stopped (a 60-move game takes
-#: about 10 s on 2 cores).
+#: 3-6 s on 2 cores).
 REVIEW_TIMEOUT = 120.0
 #: Stopped or failed jobs kept in memory (their partial results on show).
 _KEPT = 256
