@@ -2,6 +2,7 @@
 
     python bench/review.py [--file bench/data/review_games.txt] [--games 10]
                            [--threads 2] [--depth 14] [--exact 20] [--exact-time 4]
+                           [--web]
 
 Each line of the file is a game (a transcript; ``#`` lines are comments);
 the shipped file holds ten 60-move games of level-10 self-play with one
@@ -14,7 +15,10 @@ review: the puzzles found at its mistakes in the exact part
 up to its ``exact`` empties (``puzzles_from_review(..., exact_only=True,
 max_empties=exact)``), how many and in how many
 seconds, and the web review's whole time (review + puzzles). Then the mean
-and the worst. The
+and the worst.
+With ``--web``, the same games then go through the web app (in this
+process, on a SQLite file): the seconds from ``POST .../review`` to the
+first reviewed move on the game's WebSocket, and to the end. The
 default settings are the library's (``ReviewSettings()``); the issue's
 target is a 60-move game in at most 20 s on 2 cores. Time it alone on the
 machine (``flock /work/wt/bench.lock python bench/review.py`` on the
@@ -54,6 +58,7 @@ def main() -> int:
     parser.add_argument("--depth", type=int, default=defaults.depth)
     parser.add_argument("--exact", type=int, default=defaults.exact)
     parser.add_argument("--exact-time", type=float, default=defaults.exact_time)
+    parser.add_argument("--web", action="store_true", help="also through the web app")
     args = parser.parse_args()
     settings = ReviewSettings(depth=args.depth, exact=args.exact, exact_time=args.exact_time)
     reviewer = Reviewer(settings, threads=args.threads)
@@ -108,7 +113,55 @@ def main() -> int:
         f" first results after {statistics.mean(firsts):.3f} s (worst {max(firsts):.3f} s);"
         f" with the puzzles (the web app) {statistics.mean(webs):.2f} s, worst {max(webs):.2f} s"
     )
+    if args.web:
+        web_table(games(args.file)[: args.games], settings, args.threads)
     return 0
+
+
+def web_table(transcripts: list[str], settings: ReviewSettings, threads: int | None) -> None:
+    """Each game reviewed through the web app: a POST, then the WebSocket's events."""
+    import tempfile
+    import warnings
+
+    with warnings.catch_warnings():  # starlette's note about its HTTP client
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from fastapi.testclient import TestClient
+
+    from outflank.web.app import create_app
+
+    print()
+    print(f"{'game':>4} {'first move on the socket s':>26} {'done s':>7}")
+    firsts, ends = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app(str(Path(tmp) / "bench.db"), review_settings=settings, threads=threads)
+        app.state.reviews.threads = threads
+        with TestClient(app) as client:
+            for number, transcript in enumerate(transcripts, 1):
+                human = {"kind": "human"}
+                body = {"black": human, "white": human, "start": transcript}
+                game_id = client.post("/api/games", json=body).json()["game"]["id"]
+                with client.websocket_connect(f"/ws/games/{game_id}") as ws:
+                    ws.receive_json()  # the game's state
+                    started = time.perf_counter()
+                    assert client.post(f"/api/games/{game_id}/review").status_code == 202
+                    first = None
+                    while True:
+                        event = ws.receive_json()
+                        if event["type"] != "review":
+                            continue
+                        if first is None and event.get("move"):
+                            first = time.perf_counter() - started
+                        if event["status"] != "running":
+                            break
+                    end = time.perf_counter() - started
+                assert first is not None and event["status"] == "done", event
+                firsts.append(first)
+                ends.append(end)
+                print(f"{number:>4} {first:>26.3f} {end:>7.2f}")
+    print(
+        f"first move on the socket after {statistics.mean(firsts):.3f} s (worst"
+        f" {max(firsts):.3f} s); done after {statistics.mean(ends):.2f} s (worst {max(ends):.2f} s)"
+    )
 
 
 if __name__ == "__main__":
