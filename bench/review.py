@@ -124,7 +124,7 @@ def web_table(transcripts: list[str], settings: ReviewSettings, threads: int | N
     import warnings
 
     with warnings.catch_warnings():  # starlette's note about its HTTP client
-        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore")
         from fastapi.testclient import TestClient
 
     from outflank.web.app import create_app
