@@ -40,6 +40,7 @@ def test_every_answer_is_the_documented_one(tmp_path: Path) -> None:
     server += ["--db", str(tmp_path / "games.db"), "--log-level", "info"]
     # AIs that think little and play slowly: the fuzzer makes many games
     server += ["--time-cap", "0.1", "--threads", "1", "--ai-workers", "1", "--ai-delay", "0.5"]
+    server += ["--review-depth", "4", "--review-exact", "10"]  # quick reviews
     with log.open("wb") as out:
         proc = subprocess.Popen(server, env=cli_env(), stdout=out, stderr=subprocess.STDOUT)
     try:

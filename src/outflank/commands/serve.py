@@ -12,6 +12,7 @@ from typing import Any
 
 from outflank.commands.common import threads_argument
 from outflank.errors import OutflankError
+from outflank.review import ReviewError, ReviewSettings
 
 NAME = "serve"
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
@@ -61,6 +62,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="games of AI against AI one client address may have playing at once (3)",
     )
+    defaults = ReviewSettings()
+    parser.add_argument(
+        "--review-depth",
+        type=int,
+        default=defaults.depth,
+        metavar="N",
+        help=f"plies of a game review's midgame searches ({defaults.depth})",
+    )
+    parser.add_argument(
+        "--review-exact",
+        type=int,
+        default=defaults.exact,
+        metavar="E",
+        help=f"a game review solves exactly from E empties on ({defaults.exact}), and further"
+        " back while the solver answers in time",
+    )
     parser.add_argument(
         "--log-level",
         default="warning",
@@ -98,6 +115,10 @@ def run(args: argparse.Namespace) -> int:
         raise OutflankError("--ai-games-per-client must be 0 or more")
     if args.workers < 1:
         raise OutflankError("--workers must be at least 1")
+    try:
+        review = ReviewSettings(depth=args.review_depth, exact=args.review_exact)
+    except ReviewError as exc:
+        raise OutflankError(f"--review-{str(exc).replace('_', '-')}") from None
     import uvicorn
 
     from outflank.web.middleware import MAX_BODY
@@ -117,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
         "ai_games_per_client": args.ai_games_per_client,
         "threads": args.threads,
         "quiet_gc": True,  # this process serves and nothing else
+        "review_settings": {"depth": review.depth, "exact": review.exact},
     }
     # a bad database is told at once, before any process starts
     app = _open(options) if args.workers == 1 else _check_database(args.db)

@@ -18,6 +18,7 @@ from outflank.puzzles.find import (
     exact_line,
     exact_scores,
     examine,
+    mistake_positions,
     puzzles_from_review,
     verify,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "exact_scores",
     "examine",
     "grade_of",
+    "mistake_positions",
     "puzzles_from_review",
     "uniqueness_problem",
     "verify",

@@ -24,7 +24,15 @@ from outflank.puzzles.puzzle import (
     uniqueness_problem,
 )
 
-__all__ = ["Analyst", "exact_line", "exact_scores", "examine", "verify"]
+__all__ = [
+    "Analyst",
+    "exact_line",
+    "exact_scores",
+    "examine",
+    "mistake_positions",
+    "puzzles_from_review",
+    "verify",
+]
 
 #: No puzzle is looked for in positions with more empties than this (an
 #: exact analysis of every move grows about threefold with each empty).
@@ -179,24 +187,50 @@ def verify(puzzle: Puzzle, analyst: Analyst, margin: int = DEFAULT_MARGIN) -> No
     puzzle.check(margin)
 
 
+def mistake_positions(
+    review: Any,
+    *,
+    color: Color | None = None,
+    exact_only: bool = False,
+    max_empties: int = MAX_EMPTIES,
+) -> list[Any]:
+    """The mistakes and blunders of a game review (an
+    :class:`outflank.review.GameReview`) whose positions may be puzzles: of
+    ``color`` (or both sides), not forced, at most ``max_empties`` empties
+    (and :data:`MAX_EMPTIES`); with ``exact_only``, only those whose values
+    the review found exact (there the solver answered, so a full exact
+    analysis is quick)."""
+    most = min(max_empties, MAX_EMPTIES)
+    return [
+        m
+        for m in review.mistakes
+        if (color is None or m.color is color)
+        and not m.forced
+        and m.empties <= most
+        and (not exact_only or (m.exact and m.best_exact))
+    ]
+
+
 def puzzles_from_review(
     review: Any,
     analyst: Analyst | None = None,
     *,
     color: Color | None = None,
     margin: int = DEFAULT_MARGIN,
+    exact_only: bool = False,
+    max_empties: int = MAX_EMPTIES,
+    source: str = "review",
 ) -> list[Puzzle]:
     """The puzzles a game review's mistakes make: the position before each
-    mistake or blunder (of ``color``, or of both sides) that is a puzzle by
-    a full exact analysis, as :func:`examine` finds it (at most
-    :data:`MAX_EMPTIES` empties). ``review``: an
-    :class:`outflank.review.GameReview`."""
+    of :func:`mistake_positions` that is a puzzle by a full exact analysis,
+    as :func:`examine` finds it. ``review``: an
+    :class:`outflank.review.GameReview`; ``source`` starts each puzzle's
+    source (then ``, move N (MOVE, a LABEL)``)."""
     analyst = analyst or Analyst.make()
     found = []
-    for mistake in review.mistakes:
-        if color is not None and mistake.color is not color:
-            continue
-        where = f"review, move {mistake.number} ({mistake.move}, a {mistake.label.value})"
+    chosen = mistake_positions(review, color=color, exact_only=exact_only, max_empties=max_empties)
+    for mistake in chosen:
+        where = f"{source}, move {mistake.number} ({mistake.move}, a {mistake.label.value})"
         puzzle = examine(review.board(mistake.ply), analyst, margin=margin, source=where)
         if puzzle is not None:
             found.append(puzzle)

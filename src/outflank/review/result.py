@@ -37,7 +37,7 @@ class ReviewSettings:
     spend going back from there, one position at a time, until a solve
     does not finish in what is left. ``book``: use the opening book.
 
-    The defaults review a 60-move game in about 10 s on 2 cores
+    The defaults review a 60-move game in 3-6 s on 2 cores
     (docs/benchmarks.md).
     """
 

@@ -7,6 +7,11 @@ has not finished within ``timeout`` seconds of its request is cancelled:
 taken off the queue if it has not started, else told to stop through its
 :class:`Cancel` token (which stops a running engine search at once and
 makes a pure-Python search raise :class:`Cancelled` at its next leaf).
+
+A job nobody waits on (a game review) is started with
+:meth:`AnalysisQueue.submit`: it counts against the same limit, is
+cancelled after its own timeout, and its :class:`Background` handle
+cancels it sooner.
 """
 
 from __future__ import annotations
@@ -18,9 +23,9 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
-__all__ = ["AnalysisQueue", "Busy", "Cancel", "Cancelled", "TimedOut"]
+__all__ = ["AnalysisQueue", "Background", "Busy", "Cancel", "Cancelled", "TimedOut"]
 
 T = TypeVar("T")
 
@@ -115,9 +120,11 @@ class AnalysisQueue:
 
     def _retry_after(self) -> int:
         with self._lock:
-            backlog = self._pending / self.workers
-            guess = backlog * self._seconds
-        return max(1, min(60, math.ceil(guess)))
+            return self._retry_after_locked()
+
+    def _retry_after_locked(self) -> int:
+        backlog = self._pending / self.workers
+        return max(1, min(60, math.ceil(backlog * self._seconds)))
 
     def run(self, job: Callable[[Cancel], T], timeout: float | None = None) -> T:
         """Run ``job(cancel)`` on a worker and return its result.
@@ -146,6 +153,28 @@ class AnalysisQueue:
                 self._done()
             raise TimedOut(wait, self._retry_after()) from None
 
+    def submit(self, job: Callable[[Cancel], T], timeout: float | None = None) -> Background[T]:
+        """Start ``job(cancel)`` in the background and return at once.
+
+        Raises :class:`Busy` when ``limit`` jobs are already pending. The job
+        is cancelled (its token told, or taken off the queue if not started)
+        after ``timeout`` seconds (the queue's own by default) or by
+        :meth:`Background.cancel`.
+        """
+        wait = self.timeout if timeout is None else timeout
+        with self._lock:
+            if self._pending >= self.limit:
+                raise Busy(self._retry_after_locked())
+            self._pending += 1
+        cancel = Cancel()
+        future: Future[T] = self._pool.submit(self._timed, job, cancel)
+        handle = Background(self, future, cancel)
+        timer = threading.Timer(wait, handle.cancel)
+        timer.daemon = True
+        timer.start()
+        future.add_done_callback(lambda _: timer.cancel())
+        return handle
+
     def _timed(self, job: Callable[[Cancel], T], cancel: Cancel) -> T:
         started = time.monotonic()
         try:
@@ -164,3 +193,29 @@ class AnalysisQueue:
     def close(self) -> None:
         """Drop the waiting jobs and wait for the running ones."""
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class Background(Generic[T]):
+    """A job started by :meth:`AnalysisQueue.submit`: its future and its
+    cancellation."""
+
+    def __init__(self, queue: AnalysisQueue, future: Future[T], cancel: Cancel) -> None:
+        self._queue = queue
+        self.future = future
+        self.token = cancel
+
+    def cancel(self) -> None:
+        """Stop the job: a running one is told through its token, a waiting
+        one leaves the queue."""
+        self.token.cancel()
+        if self.future.cancel():  # never started: it leaves the queue now
+            self._queue._done()
+
+    @property
+    def cancelled(self) -> bool:
+        """True once :meth:`cancel` was called (or the timeout came)."""
+        return self.token.cancelled
+
+    def done(self) -> bool:
+        """True once the job has ended (or left the queue)."""
+        return self.future.done()

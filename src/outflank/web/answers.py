@@ -17,7 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "ErrorBody",
     "Evaluations",
+    "ExplorerAnswer",
+    "ExplorerMove",
     "GameList",
+    "GamePuzzles",
     "GameState",
     "GameSummary",
     "Hint",
@@ -30,6 +33,9 @@ __all__ = [
     "PuzzleSolver",
     "PuzzleVerdict",
     "PuzzleView",
+    "ReviewBody",
+    "ReviewStatus",
+    "ReviewedMove",
     "SeatPlayer",
 ]
 
@@ -227,6 +233,17 @@ class PuzzleView(_Answer):
     grade_name: str
     goal: Literal["win", "draw"] = Field(description="what the one right move keeps")
     empties: int
+    game: str | None = Field(
+        default=None, description="the game whose review found it at a mistake"
+    )
+    source: str | None = Field(default=None, description="where in that game")
+
+
+class GamePuzzles(_Answer):
+    """The puzzles a game's review found at its mistakes, in the game's order."""
+
+    game: str
+    puzzles: list[PuzzleView]
 
 
 class PuzzleFrame(_Answer):
@@ -254,3 +271,121 @@ class PuzzleVerdict(_Answer):
     line: list[PuzzleFrame]
     change: int = Field(description="rating points won or lost")
     solver: PuzzleSolver
+
+
+# ---------------------------------------------------------------- reviews
+Label = Literal["book", "best", "good", "inaccuracy", "mistake", "blunder"]
+
+
+class LineStep(_Answer):
+    """One move of a line, who plays it and the squares it flips (none for a pass)."""
+
+    move: str
+    color: Color
+    flips: list[int]
+
+
+class ReviewedMove(_Answer):
+    """One move of the game, judged (values: discs, the mover's view)."""
+
+    ply: int = Field(ge=0, description="the move's index in the game (passes count)")
+    number: int = Field(ge=1)
+    color: Color
+    move: str
+    empties: int
+    value: float = Field(description="what the move played leads to")
+    exact: bool
+    best_move: str
+    best_value: float
+    best_exact: bool
+    loss: float = Field(ge=0, description="discs lost against the best move")
+    label: Label
+    source: Literal["book", "exact", "search"]
+    depth: int
+    book: bool
+    forced: bool = Field(description="the only legal move (not counted in accuracy)")
+    turning_point: bool
+    pv: list[str] = Field(description="the best line from the position")
+    reply: list[str] = Field(description="the expected answer to the move played")
+    line: list[LineStep] = Field(description="the best line with its flips, to play forward")
+
+
+class ReviewSettingsAnswer(_Answer):
+    depth: int
+    selective: float
+    move_time: float
+    exact: int
+    exact_time: float
+    book: bool
+
+
+class PlayerReview(_Answer):
+    """One player's accuracy (0-100) and mean loss (null without a judged move)."""
+
+    color: Color
+    moves: int
+    mean_loss: float | None
+    accuracy: float | None
+    counts: dict[Label, int]
+
+
+class ReviewBody(_Answer):
+    """A review: its moves so far; a finished one also has its settings,
+    thresholds, each player's summary and the turning points."""
+
+    start: str = Field(description="the start position (OBF)")
+    game_moves: list[str] = Field(description="the moves the review covers")
+    complete: bool
+    moves: list[ReviewedMove]
+    format: int | None = None
+    rules: Literal["othello", "reversi"] | None = None
+    elapsed: float | None = None
+    settings: ReviewSettingsAnswer | None = None
+    thresholds: dict[str, float] | None = None
+    exact_from: int | None = Field(default=None, description="the first ply exact from there on")
+    summary: dict[Color, PlayerReview] | None = None
+    turning_points: list[int] | None = None
+    puzzles: list[str] | None = Field(
+        default=None, description="the puzzles found at its mistakes (their ids)"
+    )
+
+
+class ReviewStatus(_Answer):
+    """A game's review: running (``done`` of ``total`` moves), done (stored),
+    stopped or failed (with the partial results), or none."""
+
+    status: Literal["running", "done", "stopped", "failed", "none"]
+    current: bool = Field(description="it covers the game as it stands")
+    reason: str | None = Field(description="why it stopped or failed")
+    job: int | None = Field(default=None, description="the job (tells its events apart)")
+    done: int | None = Field(default=None, ge=0, description="moves reviewed so far")
+    total: int | None = Field(default=None, ge=0, description="moves to review")
+    review: ReviewBody | None = None
+
+
+# ---------------------------------------------------------------- explorer
+class ExplorerMove(_Answer):
+    """A book move: its value (the mover's view), whether it stays in the
+    book, the opening it leads to and the named openings further on."""
+
+    move: str
+    value: float
+    in_book: bool
+    opening: str | None
+    leads_to: list[str]
+    flips: list[int]
+
+
+class ExplorerAnswer(_Answer):
+    """The opening explorer at a position: its opening, the book's value
+    and moves (best first; none out of the book)."""
+
+    position: str = Field(description="the position (OBF)")
+    moves_played: list[str]
+    opening: str | None
+    in_book: bool
+    value: float | None
+    depth: int | None
+    moves: list[ExplorerMove]
+    board: str = Field(pattern="^[XO-]{64}$")
+    turn: Color | None = Field(description="the side to move; null once the game is over")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -20,11 +20,13 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.staticfiles import StaticFiles
 
 from outflank import __version__
+from outflank.review import ReviewSettings
 from outflank.web import errors
 from outflank.web.collector import QuietCollector
 from outflank.web.middleware import BodyLimit, CountPeople
 from outflank.web.puzzles import PuzzleService
-from outflank.web.routes import analysis, games, moves, puzzles, site, socket
+from outflank.web.reviews import REVIEW_TIMEOUT, Reviews
+from outflank.web.routes import analysis, explorer, games, moves, puzzles, review, site, socket
 from outflank.web.routes.common import errors_as_json
 from outflank.web.service import GameService
 from outflank.web.storage import Storage
@@ -34,7 +36,15 @@ __all__ = ["create_app"]
 log = logging.getLogger("outflank.web")
 
 #: The routers of the API, in the order they are tried (the page's come first).
-ROUTERS = (games.router, moves.router, analysis.router, puzzles.router, socket.router)
+ROUTERS = (
+    games.router,
+    moves.router,
+    analysis.router,
+    review.router,
+    explorer.router,
+    puzzles.router,
+    socket.router,
+)
 
 
 def create_app(
@@ -49,6 +59,10 @@ def create_app(
     ai_games_per_client: int = 3,
     threads: int | None = None,
     quiet_gc: bool = False,
+    reviews: int = 1,
+    review_limit: int = 4,
+    review_timeout: float = REVIEW_TIMEOUT,
+    review_settings: ReviewSettings | Mapping[str, Any] | None = None,
 ) -> FastAPI:
     """Build the web app on a database (SQLite path or SQLAlchemy URL).
 
@@ -60,6 +74,11 @@ def create_app(
     and each within ``analysis_timeout`` seconds (else cancelled, 503).
     ``threads`` is how many threads each search uses (default: the cores
     shared out between the ``ai_workers`` searches that may run at once).
+    ``reviews`` game reviews run at once (each on every core), at most
+    ``review_limit`` waiting or running (then 503), each stopped after
+    ``review_timeout`` seconds; ``review_settings`` are their
+    :class:`~outflank.review.ReviewSettings` (or its fields in a dict)
+    (:mod:`outflank.web.reviews`).
     ``quiet_gc``: keep the garbage collector's passes short while serving
     (:class:`outflank.web.collector.QuietCollector`; it acts on the whole
     process, so ``outflank serve`` asks for it and embedders choose).
@@ -84,6 +103,15 @@ def create_app(
         exception_handlers=errors.HANDLERS,
     )
     app.state.service = service
+    if isinstance(review_settings, Mapping):
+        review_settings = ReviewSettings.from_dict(review_settings)
+    app.state.reviews = Reviews(
+        service,
+        workers=reviews,
+        limit=review_limit,
+        timeout=review_timeout,
+        settings=review_settings,
+    )
     app.state.storage = storage
     app.state.puzzles = PuzzleService(storage)
     app.state.quiet_gc = quiet_gc
@@ -124,6 +152,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     yield
     if collector is not None:
         collector.stop()
+    await run_in_threadpool(app.state.reviews.close)
     await run_in_threadpool(service.close)
     app.state.storage.close()
 

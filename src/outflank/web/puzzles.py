@@ -7,11 +7,17 @@ solver's first answer to a puzzle counts for its rating and streak (a second
 one is judged, and said to be unrated). Errors are :class:`GameError`\\ s
 with their HTTP status (404 unknown puzzle or solver, 400 an illegal
 move), raised before anything is written.
+
+Besides the shipped set, the puzzles that games' reviews found at their
+mistakes (``review_puzzles``, :mod:`outflank.web.reviews`) are served by
+their ids, and listed by game (:meth:`PuzzleService.game_puzzles`).
 """
 
 from __future__ import annotations
 
+import json
 import random
+import re
 import secrets
 from datetime import UTC, datetime
 from typing import Any
@@ -20,15 +26,16 @@ from sqlalchemy import select
 
 from outflank.board import BLACK, Board, Move
 from outflank.errors import OutflankError
-from outflank.puzzles import Puzzle, PuzzleError, PuzzleSet
+from outflank.puzzles import Puzzle, PuzzleSet
 from outflank.puzzles.rating import Rating
 from outflank.puzzles.trainer import Solver, answer, next_puzzle
 from outflank.web.service import GameError
-from outflank.web.storage import PuzzleSolverRow, Storage
+from outflank.web.storage import PuzzleSolverRow, ReviewPuzzleRow, Storage
 
 __all__ = ["PuzzleService"]
 
 QUOTE = 40  # characters of a client's input an error message may quote
+_PUZZLE_ID = re.compile("[0-9a-f]{1,16}")
 
 
 def _cells(board: Board) -> str:
@@ -97,11 +104,21 @@ class PuzzleService:
         return self._puzzles
 
     # ------------------------------------------------------------ lookups
-    def _puzzle(self, puzzle_id: str) -> Puzzle:
-        try:
-            return self.puzzles.get(puzzle_id)
-        except PuzzleError:
-            raise GameError(404, f"unknown puzzle {puzzle_id[:QUOTE]!r}") from None
+    def _puzzle(self, puzzle_id: str) -> tuple[Puzzle, str | None]:
+        """A puzzle by id, and the game whose review found it (``None``: shipped)."""
+        if puzzle_id in self.puzzles:
+            return self.puzzles.get(puzzle_id), None
+        row = None
+        if _PUZZLE_ID.fullmatch(puzzle_id):
+            with self.storage.session() as session:
+                row = session.execute(
+                    select(ReviewPuzzleRow.game_id, ReviewPuzzleRow.data)
+                    .where(ReviewPuzzleRow.puzzle_id == puzzle_id)
+                    .limit(1)
+                ).first()
+        if row is None:
+            raise GameError(404, f"unknown puzzle {puzzle_id[:QUOTE]!r}")
+        return Puzzle.from_dict(json.loads(row.data)), row.game_id
 
     def _row(self, session: Any, secret: str, lock: bool = False) -> PuzzleSolverRow:
         query = select(PuzzleSolverRow).where(PuzzleSolverRow.secret == secret[:64])
@@ -113,9 +130,11 @@ class PuzzleService:
         return row
 
     # ------------------------------------------------------------ views
-    def view(self, puzzle: Puzzle) -> dict[str, Any]:
-        """A puzzle as a browser sees it before answering: no solution."""
+    def view(self, puzzle: Puzzle, game: str | None = None) -> dict[str, Any]:
+        """A puzzle as a browser sees it before answering: no solution (a
+        game's puzzle with that ``game`` and where in it it was found)."""
         board = puzzle.board
+        found = {"game": game, "source": puzzle.source} if game is not None else {}
         return {
             "id": puzzle.id,
             "obf": board.obf(),
@@ -127,6 +146,7 @@ class PuzzleService:
             "grade_name": puzzle.grade_name,
             "goal": puzzle.result,
             "empties": puzzle.empties,
+            **found,
         }
 
     # ------------------------------------------------------------ requests
@@ -148,7 +168,20 @@ class PuzzleService:
 
     def puzzle(self, puzzle_id: str) -> dict[str, Any]:
         """One puzzle by id, without its solution."""
-        return self.view(self._puzzle(puzzle_id))
+        return self.view(*self._puzzle(puzzle_id))
+
+    def game_puzzles(self, game_id: str) -> dict[str, Any]:
+        """The puzzles that the game's review found at its mistakes, in the
+        order of the game (none before a review). The caller checks that the
+        game exists."""
+        with self.storage.session() as session:
+            rows = session.execute(
+                select(ReviewPuzzleRow.data)
+                .where(ReviewPuzzleRow.game_id == game_id)
+                .order_by(ReviewPuzzleRow.ply)
+            ).all()
+        found = [Puzzle.from_dict(json.loads(row.data)) for row in rows]
+        return {"game": game_id, "puzzles": [self.view(p, game_id) for p in found]}
 
     def next(self, secret: str) -> dict[str, Any]:
         """A puzzle near the solver's rating that it has not seen."""
@@ -161,7 +194,7 @@ class PuzzleService:
         score and the solution's, the refutation of a wrong move and the
         solution line (each move with the cells after it), the solver's new
         state. Only the first answer to a puzzle is rated."""
-        puzzle = self._puzzle(puzzle_id)
+        puzzle, _ = self._puzzle(puzzle_id)
         with self.storage.writing(), self.storage.session() as session:
             row = self._row(session, secret, lock=True)
             before = _to_solver(row)

@@ -161,6 +161,10 @@ class GameService:
             raise GameError(404, f"unknown game {game_id[:40]!r}")
         return game
 
+    def game(self, game_id: str) -> LiveGame:
+        """The game as it stands (raises a 404 :class:`GameError` for an unknown one)."""
+        return self._game(game_id)
+
     @staticmethod
     def _require_seat(game: LiveGame, secret: str) -> str:
         color = game.holder(secret)

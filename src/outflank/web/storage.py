@@ -1,11 +1,13 @@
 """Saved games in a real database through SQLAlchemy 2.
 
-Three tables for games: ``games`` (one row per game: rules, start position,
+Five tables for games: ``games`` (one row per game: rules, start position,
 players, undo cursor, a version number bumped on every change), ``moves``
-(one row per ply, kept beyond the cursor so that undo can be redone) and
+(one row per ply, kept beyond the cursor so that undo can be redone),
 ``seats`` (one row per colour, with the secret that proves a browser holds
-it); and ``puzzle_solvers``, one row per browser solving puzzles (its
-rating and streak).
+it), ``reviews`` (a game's latest finished review: the moves it covers and
+its JSON, :mod:`outflank.web.reviews`) and ``review_puzzles`` (the puzzles
+found at that review's mistakes); and ``puzzle_solvers``, one row per
+browser solving puzzles (its rating and streak).
 
 Every change is committed before anyone is told about it, so a game survives
 a server restart or a ``kill -9`` at any moment. SQLite is the default
@@ -29,6 +31,7 @@ from sqlalchemy import (
     ForeignKey,
     Integer,
     String,
+    Text,
     UniqueConstraint,
     create_engine,
     event,
@@ -55,6 +58,8 @@ __all__ = [
     "GameRow",
     "MoveRow",
     "PuzzleSolverRow",
+    "ReviewPuzzleRow",
+    "ReviewRow",
     "SeatRow",
     "Storage",
     "database_url",
@@ -161,6 +166,34 @@ class SeatRow(Base):
     player: Mapped[dict[str, Any]] = mapped_column(JSON)
 
     game: Mapped[GameRow] = relationship(back_populates="seats")
+
+
+class ReviewRow(Base):
+    """A game's latest finished review: the moves it covers (``"f5 d6 pass
+    ..."``) and the review as JSON text."""
+
+    __tablename__ = "reviews"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    moves: Mapped[str] = mapped_column(Text)
+    data: Mapped[str] = mapped_column(Text)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class ReviewPuzzleRow(Base):
+    """A puzzle found at a mistake of a game's review (its JSON, a line of a
+    puzzle file): the Puzzles page serves it like the shipped ones."""
+
+    __tablename__ = "review_puzzles"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    puzzle_id: Mapped[str] = mapped_column(String(16), primary_key=True, index=True)
+    ply: Mapped[int] = mapped_column(Integer)
+    data: Mapped[str] = mapped_column(Text)
 
 
 class PuzzleSolverRow(Base):

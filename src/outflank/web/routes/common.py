@@ -18,9 +18,19 @@ from pydantic import BaseModel
 from starlette.requests import HTTPConnection
 
 from outflank.web.answers import ErrorBody
+from outflank.web.reviews import Reviews as ReviewJobs
 from outflank.web.service import GameService
 
-__all__ = ["ERRORS", "Service", "answers", "errors_as_json", "game_service", "json_text"]
+__all__ = [
+    "ERRORS",
+    "Reviews",
+    "Service",
+    "answers",
+    "errors_as_json",
+    "game_reviews",
+    "game_service",
+    "json_text",
+]
 
 
 async def game_service(connection: HTTPConnection) -> GameService:
@@ -35,16 +45,18 @@ Service = Annotated[GameService, Depends(game_service)]
 ERRORS: dict[int, str] = {
     400: "Well formed but refused: an illegal move or pass, a start position that "
     "cannot be read, a ply outside the game, an unknown log order, a Learn tree too "
-    "big to show, an answer to a puzzle that is no move.",
+    "big to show, an answer to a puzzle that is no move, an explorer line that is not "
+    "legal.",
     403: "The seat secret holds no seat in this game: spectators watch, they do not play.",
     404: "What the path names does not exist: a game, a seat colour, a puzzle, a solver.",
     409: "Not now: not your turn, the game is over, nothing to undo or redo, a move "
-    "of the other player, or the game changed meanwhile.",
+    "of the other player, the game changed meanwhile, a review of a game without "
+    "moves, or no review running to stop.",
     413: "The request body is over 64 KiB.",
     422: "The request does not match this schema: a missing, unknown or wrong field or "
     "parameter, or a body that is not a JSON object.",
     429: "Too many games of AI against AI playing for this client at once.",
-    503: "The database cannot be used now, the server is too busy with analyses "
+    503: "The database cannot be used now, the server is too busy with analyses or reviews "
     "(Retry-After: seconds to wait), or this build lacks a part (the engine).",
 }
 
@@ -84,6 +96,15 @@ def errors_as_json(document: dict[str, Any]) -> dict[str, Any]:
                     body = next(iter(content.values())).get("schema", {})
                     answer["content"] = {"application/json": {"schema": body}}
     return document
+
+
+async def game_reviews(connection: HTTPConnection) -> ReviewJobs:
+    """The app's reviews (``app.state.reviews``)."""
+    return connection.app.state.reviews
+
+
+#: An endpoint's parameter annotated ``Reviews`` receives the app's reviews.
+Reviews = Annotated[ReviewJobs, Depends(game_reviews)]
 
 
 def json_text(text: str, status: int = 200) -> Response:

@@ -33,6 +33,9 @@ def _with_links(responses: dict[int | str, dict[str, Any]]) -> dict[int | str, d
         "hints": {"operationId": "hints", "parameters": game},
         "evaluations": {"operationId": "evaluations", "parameters": game},
         "learn": {"operationId": "learn", "parameters": game},
+        "start_review": {"operationId": "start_review", "parameters": game},
+        "get_review": {"operationId": "get_review", "parameters": game},
+        "game_puzzles": {"operationId": "game_puzzles", "parameters": game},
     }
     for operation in ("play", "undo", "redo", "update_player"):
         links[operation] = {"operationId": operation, "parameters": game, "requestBody": seat}

@@ -1,5 +1,8 @@
 """Puzzles: the Puzzles page, solvers (one a browser), puzzles and answers.
 
+The puzzles a game's review found at its mistakes are listed by
+``GET /api/games/{id}/puzzles`` and answered like the shipped ones.
+
 A browser asks once for a solver (``POST /api/puzzles/solvers``) and keeps
 its secret; ``GET /api/puzzles/next?solver=...`` gives a puzzle near its
 rating, ``POST /api/puzzles/{id}/answer`` judges a move and updates the
@@ -16,9 +19,9 @@ from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import HTTPConnection
 
-from outflank.web.answers import PuzzleSolver, PuzzleVerdict, PuzzleView
+from outflank.web.answers import GamePuzzles, PuzzleSolver, PuzzleVerdict, PuzzleView
 from outflank.web.puzzles import PuzzleService
-from outflank.web.routes.common import answers
+from outflank.web.routes.common import Service, answers
 from outflank.web.routes.site import STATIC
 
 __all__ = ["AnswerRequest", "router"]
@@ -102,6 +105,20 @@ def solver(solver: str, puzzles: Puzzles) -> dict[str, Any]:
 def next_puzzle(solver: SolverSecret, puzzles: Puzzles) -> dict[str, Any]:
     """A puzzle near the solver's rating that it has not seen (no solution in it)."""
     return puzzles.next(solver)
+
+
+@router.get(
+    "/api/games/{game_id}/puzzles",
+    operation_id="game_puzzles",
+    response_model=None,
+    responses=answers(GamePuzzles, 404),
+)
+def game_puzzles(game_id: str, service: Service, puzzles: Puzzles) -> dict[str, Any]:
+    """The puzzles that the game's review found at its mistakes and blunders
+    (positions where one move alone kept the best result), in the game's
+    order; none before a finished review. Each is answered like any other."""
+    service.game(game_id)  # 404 for an unknown game
+    return puzzles.game_puzzles(game_id)
 
 
 @router.get(

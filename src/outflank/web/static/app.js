@@ -3,6 +3,8 @@ import { ApiError, GameConnection, request } from "./api.js";
 import { BoardView, hintScore, squareIndex } from "./board.js";
 import { LearnView } from "./learn.js";
 import { levelRange, renderAISettings, renderGraph, renderMoveList, renderOpening, renderPlayers, renderShare } from "./panels.js";
+import { exactFrom, renderReviewCard, renderReviewDetail, reviewFits, reviewFrom, reviewLabels, reviewMarks, reviewValues } from "./review.js";
+import { renderExplorer } from "./explorer.js";
 
 const $ = (id) => document.getElementById(id);
 const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -28,10 +30,15 @@ const ui = {
   latest: null, // {id, version} of the newest state received
   thinkingVersion: 0,
   session: 0, // bumped when the page leaves a game: its late events are dropped
+  review: null, // the game's review (review.js), or null
+  line: null, // a line off the game on the board: {kind, ply, baseCells, steps, index, title}
+  lineTimer: null,
+  explore: { key: null, seq: 0, data: null },
 };
 
 const START_CELLS = "-".repeat(27) + "OX------XO" + "-".repeat(27);
-const GAME_BUTTONS = ["btn-undo", "btn-redo", "btn-hint", "rp-first", "rp-prev", "rp-play", "rp-next", "rp-last"];
+const START_OBF = `${START_CELLS} X`;
+const GAME_BUTTONS = ["btn-undo", "btn-redo", "btn-hint", "btn-review", "rp-first", "rp-prev", "rp-play", "rp-next", "rp-last"];
 
 const board = new BoardView($("board"), onSquare);
 const learn = new LearnView($("tree"), $("learn-summary"));
@@ -86,7 +93,9 @@ function renderStatus() {
   if (!g) return;
   const name = (c) => g.players[c].name;
   let html;
-  if (ui.viewPly !== null) {
+  if (ui.line) {
+    html = `${ui.line.title} · ${ui.line.index} of ${ui.line.steps.length}`;
+  } else if (ui.viewPly !== null) {
     html = `Replay · move ${ui.viewPly} of ${g.cursor}`;
   } else if (g.status === "over") {
     html = resultText(g).title + ` · ${g.counts.black}–${g.counts.white}`;
@@ -120,9 +129,16 @@ function resultText(g) {
 function renderMarks() {
   const g = ui.game;
   if (!g) return;
+  if (ui.line) {
+    const step = ui.line.steps[ui.line.index - 1];
+    board.setMarks({ last: step ? step.move : null });
+    return;
+  }
   if (ui.viewPly !== null) {
     const last = ui.viewPly > 0 ? g.moves[ui.viewPly - 1].move : null;
-    board.setMarks({ last, hints: ui.hints });
+    const m = selectedReview();
+    const review = m ? { played: m.move, better: m.loss > 0 ? m.best_move : m.move, label: m.label } : null;
+    board.setMarks({ last, hints: ui.hints, review });
     return;
   }
   board.setMarks({
@@ -140,9 +156,25 @@ function renderChrome() {
   const ply = ui.viewPly ?? g.cursor;
   const counts = ui.viewPly === null ? g.counts : countCells(cellsAt(g, ply));
   renderPlayers(g, ui.you, counts, ui.viewPly === null ? g.turn : null, ui.thinking);
-  renderMoveList(g.moves, g.cursor, ply, (p) => enterReplay(p));
+  const fits = reviewFits(ui.review, g);
+  if (fits) {
+    // the reviewed move at the replayed ply is the one judged on the board
+    const labels = { labels: reviewLabels(ui.review), selected: ui.viewPly };
+    renderMoveList(g.moves, g.cursor, ply, (p) => enterReplay(p - 1), labels);
+    const extra = { exactFrom: exactFrom(ui.review), marks: reviewMarks(ui.review) };
+    renderGraph(reviewValues(ui.review, g.cursor), ply, (p) => enterReplay(p), extra);
+    $("eval-note").textContent = "review: black's view, discs";
+  } else {
+    renderMoveList(g.moves, g.cursor, ply, (p) => enterReplay(p));
+    renderGraph(shownEvals(), ply, (p) => enterReplay(p));
+  }
   renderOpening(g.opening);
-  renderGraph(shownEvals(), ply, (p) => enterReplay(p));
+  renderReviewCard(ui.review, g, { onPick: (p) => enterReplay(p), fits });
+  renderReviewDetail(fits ? selectedReview() : null, { onPlayLine: playBetterLine, onNext: nextMistake });
+  $("btn-review").disabled = !g.moves.slice(0, g.cursor).some((m) => m.move !== "pass") ||
+    (ui.review !== null && ui.review.status === "running" && ui.review.current);
+  renderLineBanner();
+  refreshExplorer();
   renderAISettings(g, ui.you, changeAI, ui.settingsFocus);
   renderShare(g, ui.you, seatsStore(g.id));
   $("export-card").hidden = false;
@@ -173,7 +205,7 @@ function renderChrome() {
   $("rp-play").disabled = g.cursor === 0;
   $("rp-last").disabled = ui.viewPly === null;
   const banner = $("replay-banner");
-  banner.hidden = ui.viewPly === null;
+  banner.hidden = ui.viewPly === null || ui.line !== null;
   if (ui.viewPly !== null) {
     banner.innerHTML = `Replaying move ${ui.viewPly} of ${g.cursor}. The live game goes on.<a id="back-live">Back to live ▶|</a>`;
     $("back-live").onclick = () => leaveReplay();
@@ -211,7 +243,7 @@ async function showLive(state) {
   const shown = ui.shown;
   const forward = shown && shown.id === state.id && state.cursor > shown.cursor &&
     shown.moves.every((m, i) => i >= shown.cursor || (state.moves[i] && state.moves[i].move === m.move));
-  if (ui.viewPly === null && forward && board.cells === cellsAt(state, shown.cursor)) {
+  if (ui.viewPly === null && !ui.line && forward && board.cells === cellsAt(state, shown.cursor)) {
     for (let ply = shown.cursor; ply < state.cursor; ply++) {
       // animate only while we keep up; a page that lags behind (fast AIs) catches up at once
       const animate = options.anim && ui.latest && ui.latest.version === state.version;
@@ -233,7 +265,7 @@ async function showLive(state) {
   if (!forward && (!shown || shown.id !== state.id) && last && last.move === "pass") {
     toast(`${cap(last.color)} has no legal move and passes`); // e.g. a game begun at a pass
   }
-  if (ui.viewPly === null) board.setCells(state.board);
+  if (ui.viewPly === null && !ui.line) board.setCells(state.board);
   ui.shown = { id: state.id, cursor: state.cursor, moves: state.moves.slice() };
   renderChrome();
 }
@@ -251,10 +283,11 @@ function onEvent(event) {
     enqueue(async () => {
       if (session !== ui.session) return; // the page has left that game
       ui.game = st;
+      if (ui.line && ui.line.ply > st.cursor) exitLine();
       if (ui.viewPly !== null) {
         // an undo elsewhere may have taken back the replayed move, or changed the line
         if (ui.viewPly >= st.cursor) leaveReplay();
-        else board.setCells(cellsAt(st, ui.viewPly));
+        else if (!ui.line) board.setCells(cellsAt(st, ui.viewPly));
       }
       if (st.version > ui.thinkingVersion) {
         ui.thinking = st.thinking;
@@ -265,6 +298,8 @@ function onEvent(event) {
       if (!$("learn").hidden) refreshLearn();
       await showLive(st);
     });
+  } else if (event.type === "review") {
+    onReviewEvent(event);
   } else if (event.type === "connection") {
     $("offline").hidden = event.ok;
   } else if (event.type === "thinking") {
@@ -397,6 +432,7 @@ function enterReplay(ply) {
   const g = ui.game;
   if (!g) return;
   stopAutoplay();
+  if (ui.line) exitLine(false);
   if (ply >= g.cursor) { leaveReplay(); return; }
   ui.viewPly = Math.max(0, ply);
   ui.hints = null;
@@ -407,6 +443,7 @@ function enterReplay(ply) {
 
 function leaveReplay() {
   stopAutoplay();
+  if (ui.line) exitLine(false);
   if (ui.viewPly === null) return;
   ui.viewPly = null;
   ui.hints = null;
@@ -419,6 +456,7 @@ function leaveReplay() {
 async function stepReplay(delta) {
   const g = ui.game;
   if (!g) return;
+  if (ui.line) { stepLine(delta); return; }
   const from = ui.viewPly ?? g.cursor;
   const to = from + delta;
   if (to < 0) return;
@@ -453,6 +491,241 @@ function toggleAutoplay() {
   }, 900);
 }
 
+// ------------------------------------------------------------------ review
+// The reviewed move judged on the board: the one played from the replayed ply.
+function selectedReview() {
+  if (!ui.review || ui.viewPly === null || !reviewFits(ui.review, ui.game)) return null;
+  return ui.review.moves.get(ui.viewPly) || null;
+}
+
+async function startReview() {
+  const g = ui.game;
+  if (!g) return;
+  const session = ui.session;
+  $("btn-review").disabled = true;
+  try {
+    const data = await request("POST", `/api/games/${g.id}/review`);
+    if (session !== ui.session) return;
+    ui.review = reviewFrom(data);
+    if (ui.review.status === "done") toast("Review ready: click a move to see it judged");
+    followReview();
+  } catch (err) {
+    toast(err.message, "error");
+  } finally {
+    if (session === ui.session) renderChrome();
+  }
+}
+
+async function stopReview() {
+  const g = ui.game;
+  if (!g) return;
+  try {
+    const data = await request("DELETE", `/api/games/${g.id}/review`);
+    ui.review = reviewFrom(data);
+    renderChrome();
+  } catch (err) {
+    toast(err.message, "error");
+  }
+}
+
+let reviewSeq = 0;
+async function fetchReview(gameId = null) {
+  const id = gameId ?? (ui.game ? ui.game.id : null);
+  if (!id) return;
+  const session = ui.session;
+  const seq = ++reviewSeq;
+  try {
+    const data = await request("GET", `/api/games/${encodeURIComponent(id)}/review`);
+    if (session !== ui.session || seq !== reviewSeq) return;
+    ui.review = data.status === "none" ? null : reviewFrom(data);
+    if (ui.game) renderChrome(); // else the game's first state draws it
+    followReview();
+  } catch (err) {
+    if (session === ui.session) console.warn("review not loaded", err);
+  }
+}
+
+// Without a live socket, a running review is followed by asking again.
+let reviewPoll = null;
+function followReview() {
+  clearTimeout(reviewPoll);
+  if (ui.review && ui.review.status === "running" && !(ui.conn && ui.conn.live)) {
+    reviewPoll = setTimeout(fetchReview, 1500);
+  }
+}
+
+let reviewFrame = null;
+function onReviewEvent(event) {
+  const r = ui.review;
+  if (!r || r.job !== event.job || event.status === "done") {
+    fetchReview(); // a job this page has not seen (another viewer started it), or the end
+    return;
+  }
+  if (event.status === "running") {
+    if (event.move) r.moves.set(event.move.ply, event.move);
+    r.done = event.done ?? r.done;
+    r.total = event.total ?? r.total;
+  } else {
+    r.status = event.status;
+    r.reason = event.reason;
+  }
+  if (reviewFrame === null) {
+    reviewFrame = requestAnimationFrame(() => { reviewFrame = null; if (ui.game) renderChrome(); });
+  }
+}
+
+function nextMistake(ply) {
+  if (!ui.review) return;
+  const later = [...ui.review.moves.values()]
+    .filter((m) => m.ply > ply && (m.label === "mistake" || m.label === "blunder"))
+    .sort((a, b) => a.ply - b.ply);
+  if (later.length) enterReplay(later[0].ply);
+  else toast("No more mistakes after this move");
+}
+
+function playBetterLine(m) {
+  const steps = m.line || [];
+  if (!steps.length) return;
+  const better = m.loss > 0 && m.best_move !== m.move;
+  startLine("review", m.ply, steps, better ? `Better line from move ${m.number}` : `Best line from move ${m.number}`);
+  stopLinePlay();
+  stepLine(1);
+  ui.lineTimer = setInterval(() => {
+    if (!ui.line || ui.line.index >= ui.line.steps.length) { stopLinePlay(); return; }
+    stepLine(1);
+  }, 900);
+}
+
+// ------------------------------------------------------------------ lines off the game
+// A line from the game's position at `ply` (a better line, or a walk in the
+// opening explorer), drawn from the server's flips: the page holds no rules.
+function startLine(kind, ply, steps, title) {
+  const g = ui.game;
+  if (!g) return;
+  stopAutoplay();
+  ui.line = { kind, ply, baseCells: cellsAt(g, ply), steps: steps.slice(), index: 0, title };
+  ui.hints = null;
+  board.setCells(ui.line.baseCells);
+}
+
+function lineCells(line, index) {
+  const cells = line.baseCells.split("");
+  for (const s of line.steps.slice(0, index)) {
+    if (s.move === "pass") continue;
+    const c = s.color === "black" ? "X" : "O";
+    cells[squareIndex(s.move)] = c;
+    for (const f of s.flips) cells[f] = c;
+  }
+  return cells.join("");
+}
+
+async function stepLine(delta) {
+  const line = ui.line;
+  if (!line) return;
+  const to = line.index + delta;
+  if (to < 0 || to > line.steps.length) return;
+  if (delta === 1) {
+    const s = line.steps[line.index];
+    line.index = to;
+    renderChrome();
+    if (s.move !== "pass") {
+      board.setMarks({ last: s.move });
+      await board.animateMove(squareIndex(s.move), s.color, s.flips, options.anim);
+    }
+  } else {
+    stopLinePlay();
+    line.index = to;
+    board.setCells(lineCells(line, to));
+    renderChrome();
+  }
+}
+
+function stopLinePlay() {
+  if (ui.lineTimer) clearInterval(ui.lineTimer);
+  ui.lineTimer = null;
+}
+
+// Leave the line: the board shows the game again (replayed or live).
+function exitLine(render = true) {
+  stopLinePlay();
+  if (!ui.line) return;
+  ui.line = null;
+  const g = ui.game;
+  if (g) board.setCells(ui.viewPly !== null ? cellsAt(g, ui.viewPly) : g.board);
+  if (render && g) renderChrome();
+}
+
+function renderLineBanner() {
+  const banner = $("line-banner");
+  const line = ui.line;
+  banner.hidden = !line;
+  if (!line) return;
+  const moves = line.steps.map((s, i) => (i < line.index ? `<b>${s.move}</b>` : s.move)).join(" ");
+  $("line-text").innerHTML = `${line.title}: ${moves || "…"}`;
+  $("line-prev").disabled = line.index === 0;
+  $("line-next").disabled = line.index >= line.steps.length;
+}
+
+// ------------------------------------------------------------------ opening explorer
+// The moves from the start to the position the board shows (a line included).
+function shownMoves() {
+  const g = ui.game;
+  const ply = ui.line ? ui.line.ply : (ui.viewPly ?? g.cursor);
+  const moves = g.moves.slice(0, ply).map((m) => m.move);
+  if (ui.line) moves.push(...ui.line.steps.slice(0, ui.line.index).map((s) => s.move));
+  return moves;
+}
+
+let exploreTimer = null;
+function refreshExplorer() {
+  const g = ui.game;
+  if (!g) {
+    ui.explore.key = null;
+    renderExplorer(null, { message: "Start or load a game to explore its opening." });
+    return;
+  }
+  if (g.rules !== "othello") {
+    ui.explore.key = null;
+    renderExplorer(null, { message: "The opening book knows Othello rules only." });
+    return;
+  }
+  const moves = shownMoves();
+  const key = `${g.id}|${g.start}|${moves.join(" ")}`;
+  if (key === ui.explore.key) return;
+  ui.explore.key = key;
+  const seq = ++ui.explore.seq;
+  clearTimeout(exploreTimer);
+  exploreTimer = setTimeout(async () => {
+    try {
+      const q = new URLSearchParams({ moves: moves.join(" ") });
+      if (g.start !== START_OBF) q.set("start", g.start);
+      const data = await request("GET", `/api/explorer?${q}`);
+      if (seq !== ui.explore.seq) return;
+      ui.explore.data = data;
+      renderExplorer(data, { onPick: exploreMove });
+    } catch (err) {
+      if (seq === ui.explore.seq) renderExplorer(null, { message: err.message });
+    }
+  }, 100);
+}
+
+// A book move picked in the explorer: the walk goes on from the board shown.
+function exploreMove(m) {
+  const g = ui.game;
+  const data = ui.explore.data;
+  if (!g || !data || !data.turn) return;
+  if (!ui.line) {
+    startLine("explore", ui.viewPly ?? g.cursor, [], "Exploring the book");
+  } else {
+    stopLinePlay();
+    ui.line.steps = ui.line.steps.slice(0, ui.line.index); // a new branch from here
+    ui.line.kind = "explore";
+    ui.line.title = "Exploring the book";
+  }
+  ui.line.steps.push({ move: m.move, color: data.turn, flips: m.flips });
+  stepLine(1);
+}
+
 // ------------------------------------------------------------------ learn
 let learnSeq = 0;
 async function refreshLearn() {
@@ -481,9 +754,10 @@ function clearGame() {
   ui.conn = null;
   ui.session++;
   stopAutoplay();
+  stopLinePlay();
   Object.assign(ui, {
     game: null, latest: null, shown: null, viewPly: null, hints: null, evals: [], seat: null, you: null,
-    thinking: null, pending: false,
+    thinking: null, pending: false, review: null, line: null, explore: { key: null, seq: ui.explore.seq + 1, data: null },
   });
   board.setCells(START_CELLS);
   board.setMarks({});
@@ -496,7 +770,8 @@ function clearGame() {
   renderMoveList([], 0, 0, () => {});
   renderGraph([], null, () => {});
   $("eval-note").textContent = "black's view, discs";
-  for (const id of ["engine-info", "ai-card", "share-card", "export-card", "endscreen", "replay-banner"]) $(id).hidden = true;
+  for (const id of ["engine-info", "ai-card", "share-card", "export-card", "endscreen", "replay-banner", "line-banner", "review-card"]) $(id).hidden = true;
+  refreshExplorer();
   for (const id of GAME_BUTTONS) $(id).disabled = true;
   document.title = "outflank";
   if (!$("learn").hidden) refreshLearn();
@@ -517,6 +792,7 @@ async function loadGame(id, seat) {
     onEvent({ type: "state", you: state.you, state });
     $("offline").hidden = true;
     ui.conn = new GameConnection(id, seat, onEvent);
+    fetchReview(id); // a review stored with the game shows at once
   } catch (err) {
     if (session !== ui.session) return;
     const why = err instanceof ApiError && err.status === 404 ? `There is no game ${id} here.` : err.message;
@@ -668,6 +944,15 @@ function wire() {
   $("btn-undo").addEventListener("click", () => act("undo"));
   $("btn-redo").addEventListener("click", () => act("redo"));
   $("btn-hint").addEventListener("click", showHints);
+  $("btn-review").addEventListener("click", startReview);
+  $("end-review").addEventListener("click", () => {
+    ui.endDismissed = `${ui.game.id}:${ui.game.version}`;
+    startReview();
+  });
+  $("review-stop").addEventListener("click", stopReview);
+  $("line-prev").addEventListener("click", () => stepLine(-1));
+  $("line-next").addEventListener("click", () => stepLine(1));
+  $("line-exit").addEventListener("click", () => exitLine());
   $("rp-first").addEventListener("click", () => enterReplay(0));
   $("rp-prev").addEventListener("click", () => stepReplay(-1));
   $("rp-next").addEventListener("click", () => stepReplay(1));
@@ -709,7 +994,7 @@ function wire() {
     if (ev.target.tagName === "INPUT" || $("newgame").open) return;
     if (ev.key === "ArrowLeft") stepReplay(-1);
     else if (ev.key === "ArrowRight") stepReplay(1);
-    else if (ev.key === "Escape") leaveReplay();
+    else if (ev.key === "Escape") { if (ui.line) exitLine(); else leaveReplay(); }
   });
   window.addEventListener("popstate", route);
 }

@@ -109,8 +109,10 @@ export class BoardView {
     this.cells = cells;
   }
 
-  // Markers: legal moves for the side to move, the last move, hint scores.
-  setMarks({ legal = [], turn = null, playable = false, last = null, hints = null }) {
+  // Markers: legal moves for the side to move, the last move, hint scores,
+  // and a reviewed move: the move played (ringed in its label's colour) and
+  // the better one (a green ring).
+  setMarks({ legal = [], turn = null, playable = false, last = null, hints = null, review = null }) {
     this.markLayer.innerHTML = "";
     this.topLayer.innerHTML = "";
     const legalSet = new Set(legal);
@@ -129,6 +131,15 @@ export class BoardView {
     if (last && last !== "pass") {
       const [cx, cy] = center(squareIndex(last));
       el("circle", { class: "last-mark", cx, cy, r: 4.5, "data-last": last }, this.topLayer);
+    }
+    if (review) {
+      const ring = (name, cls, data) => {
+        if (!name || name === "pass") return;
+        const [cx, cy] = center(squareIndex(name));
+        el("circle", { class: cls, cx, cy, r: 25, [data]: name }, this.topLayer);
+      };
+      ring(review.played, `rv-played lab-${review.label}`, "data-played");
+      if (review.better !== review.played) ring(review.better, "rv-better", "data-better");
     }
     if (hints) {
       const scores = hints.filter((h) => h.move !== "pass" && h.score !== null);

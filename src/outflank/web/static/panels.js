@@ -25,7 +25,9 @@ export function renderPlayers(state, you, counts, turn, thinkingColor) {
   }
 }
 
-export function renderMoveList(moves, cursor, viewPly, onPick) {
+// `review`: {labels: Map ply -> {label, title}, selected: ply or null}, to
+// colour the moves by their review's label.
+export function renderMoveList(moves, cursor, viewPly, onPick, review = null) {
   const list = $("movelist");
   // items that still show the same move are kept (a click in progress on one
   // survives a new state); only changed or new ones are made
@@ -44,8 +46,14 @@ export function renderMoveList(moves, cursor, viewPly, onPick) {
       li = fresh;
     }
     li.classList.toggle("future", i >= cursor);
-    li.classList.toggle("current", i + 1 === viewPly);
-    li.title = `${m.color} ${m.move}${m.by === "ai" && m.score !== null ? ` (AI score ${m.score}, depth ${m.depth})` : ""}`;
+    const judged = review && review.labels.get(i);
+    for (const cls of [...li.classList]) if (cls.startsWith("lab-")) li.classList.remove(cls);
+    if (judged) li.classList.add(`lab-${judged.label}`);
+    li.dataset.label = judged ? judged.label : "";
+    const selected = review && review.selected !== null;
+    li.classList.toggle("current", selected ? review.selected === i : i + 1 === viewPly);
+    li.title = judged ? judged.title
+      : `${m.color} ${m.move}${m.by === "ai" && m.score !== null ? ` (AI score ${m.score}, depth ${m.depth})` : ""}`;
     li.onclick = () => onPick(i + 1);
   });
   const current = list.querySelector(".current");
@@ -66,32 +74,54 @@ export function renderOpening(name) {
   el.hidden = !name;
 }
 
-export function renderGraph(values, viewPly, onPick) {
+// The evaluation graph of black's view, one value a ply (null: not known
+// yet). `extra.exactFrom`: the ply from which the values are exact (shaded);
+// `extra.marks`: [{ply, label}] dots for the mistakes a review found.
+export function renderGraph(values, viewPly, onPick, extra = {}) {
   const svg = $("graph");
   svg.innerHTML = "";
   const W = 320;
   const H = 110;
+  const known = values.filter((v) => v !== null && v !== undefined);
   const n = Math.max(values.length - 1, 1);
-  const cap = Math.max(8, ...values.map((v) => Math.min(64, Math.abs(v))));
+  const cap = Math.max(8, ...known.map((v) => Math.min(64, Math.abs(v))));
   const span = Math.max(n, 60);
   const x = (i) => (i / span) * W;
   const y = (v) => H / 2 - (Math.max(-cap, Math.min(cap, v)) / cap) * (H / 2 - 6);
+  if (extra.exactFrom !== null && extra.exactFrom !== undefined && values.length) {
+    const from = x(extra.exactFrom);
+    svgEl("rect", { class: "exact-band", x: from, y: 0, width: Math.max(0, x(values.length - 1) - from), height: H }, svg);
+    const label = svgEl("text", { class: "exact-label", x: Math.min(from + 3, W - 30), y: 10 }, svg);
+    label.textContent = "exact";
+  }
   svgEl("line", { class: "zero", x1: 0, x2: W, y1: H / 2, y2: H / 2 }, svg);
-  if (values.length) {
-    const pts = values.map((v, i) => `${x(i)},${y(v)}`).join(" ");
-    const last = x(values.length - 1);
-    const clipPos = `M0,0 H${W} V${H / 2} H0 Z`;
-    const clipNeg = `M0,${H / 2} H${W} V${H} H0 Z`;
-    const defs = svgEl("defs", {}, svg);
-    svgEl("path", { d: clipPos }, svgEl("clipPath", { id: "g-pos" }, defs));
-    svgEl("path", { d: clipNeg }, svgEl("clipPath", { id: "g-neg" }, defs));
-    const area = `0,${H / 2} ${pts} ${last},${H / 2}`;
-    svgEl("polygon", { class: "area-pos", points: area, "clip-path": "url(#g-pos)" }, svg);
-    svgEl("polygon", { class: "area-neg", points: area, "clip-path": "url(#g-neg)" }, svg);
-    svgEl("polyline", { class: "line", points: pts }, svg);
-    if (viewPly !== null && viewPly < values.length) {
-      svgEl("line", { class: "cursor", x1: x(viewPly), x2: x(viewPly), y1: 0, y2: H }, svg);
+  const defs = svgEl("defs", {}, svg);
+  svgEl("path", { d: `M0,0 H${W} V${H / 2} H0 Z` }, svgEl("clipPath", { id: "g-pos" }, defs));
+  svgEl("path", { d: `M0,${H / 2} H${W} V${H} H0 Z` }, svgEl("clipPath", { id: "g-neg" }, defs));
+  // each run of known values: its area and its line
+  let run = [];
+  const flush = () => {
+    if (run.length) {
+      const pts = run.map(([i, v]) => `${x(i)},${y(v)}`).join(" ");
+      const area = `${x(run[0][0])},${H / 2} ${pts} ${x(run[run.length - 1][0])},${H / 2}`;
+      svgEl("polygon", { class: "area-pos", points: area, "clip-path": "url(#g-pos)" }, svg);
+      svgEl("polygon", { class: "area-neg", points: area, "clip-path": "url(#g-neg)" }, svg);
+      svgEl("polyline", { class: "line", points: pts }, svg);
     }
+    run = [];
+  };
+  values.forEach((v, i) => {
+    if (v === null || v === undefined) flush();
+    else run.push([i, v]);
+  });
+  flush();
+  for (const mark of extra.marks || []) {
+    const v = values[mark.ply];
+    if (v === null || v === undefined) continue;
+    svgEl("circle", { class: `mark lab-${mark.label}`, cx: x(mark.ply), cy: y(v), r: 3.2, "data-ply": mark.ply }, svg);
+  }
+  if (values.length && viewPly !== null && viewPly < values.length) {
+    svgEl("line", { class: "cursor", x1: x(viewPly), x2: x(viewPly), y1: 0, y2: H }, svg);
   }
   svg.onclick = (ev) => {
     if (!values.length) return;

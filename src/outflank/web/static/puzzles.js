@@ -18,6 +18,8 @@ const state = {
   verdict: null, // the server's answer, once given
   busy: false,
   run: 0, // bumped to stop a line being played out
+  game: null, // a game whose review's puzzles are set first (?game=ID)
+  queue: [], // that game's puzzles not shown yet
 };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -75,13 +77,37 @@ function showPuzzle(p) {
   $("pz-about").innerHTML =
     `<div>${p.grade_name} (grade ${p.grade} of 5), rated <b>${p.rating}</b></div>` +
     `<div class="muted">${p.empties} empty squares · <a href="/puzzles/${p.id}">link</a></div>`;
+  if (p.game) {
+    const from = document.createElement("div");
+    from.className = "pz-from";
+    from.append("From ");
+    const a = document.createElement("a");
+    a.href = `/game/${encodeURIComponent(p.game)}`;
+    a.textContent = "your game";
+    from.append(a, `: ${p.source.replace(/^your game, /, "")}`);
+    $("pz-about").append(from);
+  }
+  if (state.game) {
+    $("pz-game-left").textContent = state.queue.length
+      ? `${state.queue.length} more from your game`
+      : "the last from your game";
+  }
   $("pz-result-card").hidden = true;
   $("pz-line").disabled = true;
   $("pz-retry").disabled = true;
-  history.replaceState(null, "", `/puzzles/${p.id}`);
+  const query = state.game ? `?game=${encodeURIComponent(state.game)}` : "";
+  history.replaceState(null, "", `/puzzles/${p.id}${query}`);
 }
 
 async function loadNext(id = null) {
+  if (!id && state.queue.length) {
+    showPuzzle(state.queue.shift()); // your game's puzzles first
+    return;
+  }
+  if (!id && state.game) {
+    state.game = null; // they are done: puzzles near your rating from now on
+    $("pz-game-left").textContent = "";
+  }
   state.busy = true;
   try {
     const p = id
@@ -220,7 +246,30 @@ async function start() {
     return;
   }
   const match = location.pathname.match(/^\/puzzles\/([^/]+)$/);
-  await loadNext(match ? decodeURIComponent(match[1]) : null);
+  const id = match ? decodeURIComponent(match[1]) : null;
+  const game = new URLSearchParams(location.search).get("game");
+  if (game && !(await loadGame(game, id))) return;
+  await loadNext(id);
+}
+
+// A game's puzzles (found by its review at its mistakes), set before the others.
+async function loadGame(game, id) {
+  try {
+    const found = await request("GET", `/api/games/${encodeURIComponent(game)}/puzzles`);
+    state.game = game;
+    state.queue = found.puzzles;
+    if (id) state.queue = state.queue.filter((p) => p.id !== id);
+    if (!found.puzzles.length) {
+      state.game = null;
+      $("pz-game-left").textContent =
+        "The review of this game found no puzzle at its mistakes (or it has not been reviewed): here are puzzles near your rating.";
+    }
+    return true;
+  } catch (err) {
+    setStatus(`<span class="pz-wrong">${err.message}</span>`);
+    history.replaceState(null, "", "/puzzles");
+    return false;
+  }
 }
 
 start();
