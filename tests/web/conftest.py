@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,27 @@ from fastapi.testclient import TestClient
 from conftest import cli_env
 from outflank.web.app import create_app
 from postgres import PostgresServer, running_postgres
+
+CHROMIUM = Path("/usr/bin/chromium")
+BROWSER_MARKS = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's /usr/bin/chromium is not installed"),
+]
+"""The ``pytestmark`` of a module whose tests drive the real chromium."""
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on just now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def spawn_server(db: Path | str, port: int, *options: str) -> subprocess.Popen[bytes]:
@@ -58,6 +81,51 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+@contextmanager
+def served(db: Path | str, *options: str) -> Iterator[str]:
+    """A real `outflank serve` on a free port for the block: its base URL."""
+    port = free_port()
+    proc = start_server(db, port, *options)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_server(proc)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """A real headless chromium (Debian's) driven by Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@contextmanager
+def browser_page(
+    browser: Any, *, height: int = 900, console: bool = True, init_script: str | None = None
+) -> Iterator[tuple[Any, list[str]]]:
+    """A new page (in its own context, 1280 wide) and the list the errors it
+    reports are put in: uncaught script errors, and with ``console`` also
+    errors logged to the console. The caller decides what errors may stay."""
+    context = browser.new_context(viewport={"width": 1280, "height": height})
+    if init_script is not None:
+        context.add_init_script(init_script)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    if console:
+        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    try:
+        yield page, errors
+    finally:
+        context.close()
 
 
 @pytest.fixture(scope="session")

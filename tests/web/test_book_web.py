@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from outflank.board import Board
 from outflank.book.names import opening_name
 from outflank.web.live import LiveGame, Seat
-from web.conftest import move, new_game, wait_for
-from web.test_browser import CHROMIUM, _new_game, browser, page, server  # noqa: F401
+from web.conftest import CHROMIUM, move, new_game, wait_for
+from web.test_browser import _new_game, page, server  # noqa: F401
 
 
 def test_hints_in_the_opening_come_from_the_book(client: TestClient) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import socket
 import subprocess
 import time
 import urllib.request
@@ -15,26 +14,9 @@ from typing import Any
 import pytest
 
 from outflank.board import Board
-from web.conftest import start_server, stop_server
+from web.conftest import BROWSER_MARKS, browser_page, free_port, served, start_server, stop_server
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's /usr/bin/chromium is not installed"),
-]
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+pytestmark = BROWSER_MARKS
 
 
 def _start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
@@ -43,33 +25,14 @@ def _start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db = tmp_path_factory.mktemp("web") / "browser.db"
-    port = _free_port()
-    proc = _start_server(db, port)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        yield chromium
-        chromium.close()
+    with served(tmp_path_factory.mktemp("web") / "browser.db", "--ai-delay", "0.05") as url:
+        yield url
 
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    context.close()
+    with browser_page(browser, console=False) as (page, errors):
+        yield page
     assert not errors, f"JavaScript errors: {errors}"
 
 
@@ -467,7 +430,7 @@ def test_a_replay_leaves_a_move_that_was_taken_back(server: str, page: Any) -> N
 def test_the_page_says_when_the_server_is_gone_and_when_it_is_back(
     tmp_path: Path, page: Any
 ) -> None:
-    port = _free_port()
+    port = free_port()
     proc = _start_server(tmp_path / "games.db", port)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -3,61 +3,31 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from outflank.board import Board, Move
 from outflank.puzzles import Puzzle, PuzzleSet
-from web.conftest import start_server, stop_server
+from web.conftest import BROWSER_MARKS, browser_page, served
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's /usr/bin/chromium is not installed"),
-]
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]  # fmt: skip
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db = tmp_path_factory.mktemp("web") / "puzzles.db"
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    proc = start_server(db, port)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        yield chromium
-        chromium.close()
+    with served(tmp_path_factory.mktemp("web") / "puzzles.db") as url:
+        yield url
 
 
 @pytest.fixture
 def console(browser: Any) -> Iterator[tuple[Any, list[str]]]:
     """A page, and the errors its console and scripts report (none allowed
     unless the test takes them out)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_init_script("localStorage.setItem('outflank-puzzle-step', '40')")  # quick lines
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    yield page, errors
-    context.close()
+    quick_lines = "localStorage.setItem('outflank-puzzle-step', '40')"
+    with browser_page(browser, init_script=quick_lines) as (page, errors):
+        yield page, errors
     assert not errors, f"console errors: {errors}"
 
 

@@ -7,63 +7,31 @@ from __future__ import annotations
 
 import json
 import random
-import socket
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from outflank.board import BLACK, Board
 from outflank.puzzles import PuzzleSet
-from web.conftest import start_server, stop_server
+from web.conftest import BROWSER_MARKS, browser_page, served
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's /usr/bin/chromium is not installed"),
-]
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db = tmp_path_factory.mktemp("review") / "review.db"
-    port = _free_port()
     # shallower reviews than the default: the page is under test, not the engine
-    proc = start_server(db, port, "--review-depth", "6", "--review-exact", "14")
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_server(proc)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        yield chromium
-        chromium.close()
+    options = ("--review-depth", "6", "--review-exact", "14")
+    with served(tmp_path_factory.mktemp("review") / "review.db", *options) as url:
+        yield url
 
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 1000})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    yield page
-    context.close()
+    with browser_page(browser, height=1000) as (page, errors):
+        yield page
     assert not errors, f"errors in the console: {errors}"
 
 
