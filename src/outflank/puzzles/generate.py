@@ -432,52 +432,50 @@ def generate(
             on_progress(status)
 
     run = _run_ray if backend == "ray" else _run_local
-    run(asdict(params), todo, workers, more, finished, stop)
+    run(_Batch(asdict(params), todo, workers, more, finished, stop))
     status.elapsed = time.monotonic() - begin
     status.interrupted = stop.requested and status.todo > 0
     return status
 
 
-def _run_local(
-    params: dict[str, Any],
-    todo: list[Job],
-    workers: int,
-    more: Callable[[], bool],
-    finished: Callable[[JobResult], None],
-    stop: Stop,
-) -> None:
-    with WorkerPool(workers, stop) as pool:
-        for _, future in pool.completed(
-            functools.partial(run_job, params), todo, 2 * workers, more
-        ):
-            finished(future.result())
+@dataclass(frozen=True)
+class _Batch:
+    """What a backend runs: the jobs with their parameters, how many workers,
+    whether to start more, where each result goes, and the stop flag."""
+
+    params: dict[str, Any]
+    todo: list[Job]
+    workers: int
+    more: Callable[[], bool]
+    finished: Callable[[JobResult], None]
+    stop: Stop
 
 
-def _run_ray(
-    params: dict[str, Any],
-    todo: list[Job],
-    workers: int,
-    more: Callable[[], bool],
-    finished: Callable[[JobResult], None],
-    stop: Stop,
-) -> None:
+def _run_local(batch: _Batch) -> None:
+    with WorkerPool(batch.workers, batch.stop) as pool:
+        job = functools.partial(run_job, batch.params)
+        for _, future in pool.completed(job, batch.todo, 2 * batch.workers, batch.more):
+            batch.finished(future.result())
+
+
+def _run_ray(batch: _Batch) -> None:
     ray = ray_session()
     remote = ray.remote(num_cpus=1)(run_job)
-    in_flight = 2 * max(workers, int(ray.cluster_resources().get("CPU", 1)))
-    pending = iter(todo)
+    in_flight = 2 * max(batch.workers, int(ray.cluster_resources().get("CPU", 1)))
+    pending = iter(batch.todo)
     running: set[Any] = set()
-    while not stop.requested:
-        while len(running) < in_flight and more():
+    while not batch.stop.requested:
+        while len(running) < in_flight and batch.more():
             job = next(pending, None)
             if job is None:
                 break
-            running.add(remote.remote(params, job))
+            running.add(remote.remote(batch.params, job))
         if not running:
             break
-        ready, _ = ray_wait(ray, running, stop)
+        ready, _ = ray_wait(ray, running, batch.stop)
         for ref in ready:
             running.discard(ref)
-            finished(ray.get(ref))
+            batch.finished(ray.get(ref))
     ray_cancel(ray, running)  # after a stop: the jobs in flight are abandoned
 
 
