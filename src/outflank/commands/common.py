@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -76,3 +77,19 @@ def interruptible(
     if isinstance(box[0], BaseException):
         raise box[0]
     return box[0]
+
+
+def progress_bar() -> Any:
+    """A rich progress bar on stderr (description, bar, done/total, time
+    spent) that leaves nothing behind once stopped. Start it, add tasks."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(file=sys.stderr),
+        transient=True,
+    )

@@ -10,7 +10,7 @@ from typing import Any
 
 from outflank.board import BLACK, Color
 from outflank.book.names import opening_name
-from outflank.commands.common import add_threads_option, interruptible
+from outflank.commands.common import add_threads_option, interruptible, progress_bar
 from outflank.errors import OutflankError
 from outflank.ggf import GameRecord, read_ggf_file
 from outflank.review import (
@@ -270,17 +270,7 @@ class _Progress:
         self.bar: Any = None
         self.task: Any = None
         if enabled:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-            self.bar = Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=Console(file=sys.stderr),
-                transient=True,
-            )
+            self.bar = progress_bar()
 
     def begin(self, description: str, total: int) -> None:
         if self.bar is not None:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from outflank.board import BLACK
-from outflank.commands.common import add_threads_option, interruptible
+from outflank.commands.common import add_threads_option, interruptible, progress_bar
 from outflank.engine import Engine
 from outflank.errors import OutflankError
 from outflank.obf import ObfEntry, read_obf_file
@@ -25,24 +25,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _progress(enabled: bool):  # pragma: no cover - cosmetic
-    if not enabled:
-        return None
-    try:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-    except ImportError:
-        return None
-    return Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(file=sys.stderr),
-        transient=True,
-    )
-
-
 def run(args: argparse.Namespace) -> int:
     entries = read_obf_file(args.file)
     if not entries:
@@ -53,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         f"{'nodes':>14} {'time':>8} {'nodes/s':>12}"
     )
     print(header, flush=True)
-    progress = _progress(not args.no_progress and sys.stderr.isatty())
+    progress = progress_bar() if not args.no_progress and sys.stderr.isatty() else None
     task = None
     if progress is not None:
         progress.start()
