@@ -156,12 +156,6 @@ def make_outflank(spec: str):
     return make_player(spec)
 
 
-def weights_of(spec: str) -> tuple[str, str | None]:
-    """A spec without its ``weights=FILE`` part, and that file (or None)."""
-    bare, weights, _ = split_spec(spec)
-    return bare, weights
-
-
 def split_spec(spec: str) -> tuple[str, str | None, dict[str, int]]:
     """A spec without its benchmark keys, its ``weights=FILE`` (or None) and
     its ``tune.NAME=N`` search settings (``outflank._core.tune``)."""
@@ -181,15 +175,23 @@ def split_spec(spec: str) -> tuple[str, str | None, dict[str, int]]:
     return (f"{head}:{','.join(kept)}" if kept or rest else head), found, tuning
 
 
+def check_tuning(tuning: dict[str, int]) -> None:
+    """An unknown search setting is a clear error."""
+    from outflank import _core
+
+    known = _core.tune()
+    unknown = sorted(set(tuning) - set(known))
+    if unknown:
+        raise OutflankError(f"unknown search settings {unknown}; known: {sorted(known)}")
+
+
 def apply_tuning(tuning: dict[str, int]) -> None:
     """Set the core's search settings (an unknown name is a clear error)."""
     from outflank import _core
 
+    check_tuning(tuning)
     for name, value in tuning.items():
-        try:
-            _core.tune(name, value)
-        except ValueError as exc:
-            raise OutflankError(f"{exc}; known: {sorted(_core.tune())}") from None
+        _core.tune(name, value)
 
 
 def with_time(spec: str, seconds: float) -> str:
@@ -294,11 +296,7 @@ def check_players(spec: str, anchor: list[str], depth: int) -> None:
     bare, weights, tuning = split_spec(spec)
     if weights and not Path(weights).is_file():
         raise OutflankError(f"no weight file {weights!r}")
-    from outflank import _core
-
-    saved = _core.tune()
-    apply_tuning(tuning)  # checks the names
-    apply_tuning(saved)
+    check_tuning(tuning)
     player = make_outflank(bare)
     player.close()
     if not 1 <= depth <= 60:

@@ -59,11 +59,21 @@ def test_the_statistics_of_a_tally() -> None:
 
 
 def test_specs_keep_their_keys_and_swap_their_time() -> None:
-    assert anchor.weights_of("engine:preset=default,weights=/x/w.bin.gz,time=0.1") == (
+    assert anchor.split_spec("engine:preset=default,weights=/x/w.bin.gz,time=0.1") == (
         "engine:preset=default,time=0.1",
         "/x/w.bin.gz",
+        {},
     )
-    assert anchor.weights_of("level:12") == ("level:12", None)
+    assert anchor.split_spec("level:12") == ("level:12", None, {})
+    assert anchor.split_spec("engine:preset=default,tune.mid_solve=0") == (
+        "engine:preset=default",
+        None,
+        {"mid_solve": 0},
+    )
+    with pytest.raises(OutflankError, match=r"tune\.mid_solve takes a whole number, not 'x'"):
+        anchor.split_spec("engine:tune.mid_solve=x")
+    with pytest.raises(OutflankError, match=r"unknown search settings \['nope'\]"):
+        anchor.check_tuning({"nope": 1})
     assert anchor.with_time("engine:preset=default,time=0.1", 0.05) == (
         "engine:preset=default,time=0.05"
     )
