@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -17,9 +18,24 @@ from typing import Any, TypeVar
 
 import pytest
 
+from outflank import Board
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def random_position(seed: int, empties: int) -> Board:
+    """A position reached by random play with the given number of empties
+    (a retry with the next seed if the game ends first)."""
+    rng = random.Random(seed)
+    while True:
+        board = Board()
+        while board.empties > empties and not board.is_game_over():
+            board.push(rng.choice(board.legal_moves))
+        if not board.is_game_over():
+            return board
+        rng.seed(rng.random())
 
 
 def data_path(*parts: str) -> Path:

@@ -12,25 +12,12 @@ import pytest
 
 import engine_oracle
 import oracle
-from conftest import stop_during
+from conftest import random_position, stop_during
 from outflank import PASS, Board, Move, Rules, _core
 from outflank.engine import LEVELS, Engine, MoveScore, SearchInfo, SearchResult
 from outflank.errors import GameOverError, OutflankError, SearchLimitError
 from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from outflank.obf import read_obf_file
-
-
-def random_position(seed: int, empties: int) -> Board:
-    """A position reached by random play with the given number of empties
-    (a retry with the next seed if the game ends first)."""
-    rng = random.Random(seed)
-    while True:
-        board = Board()
-        while board.empties > empties and not board.is_game_over():
-            board.push(rng.choice(board.legal_moves))
-        if not board.is_game_over():
-            return board
-        rng.seed(rng.random())
 
 
 def cells(board: Board) -> tuple[list[int], int]:

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 
 import pytest
 
+from conftest import random_position
 from outflank import Board, _core
 from outflank.engine import Engine
 
@@ -21,15 +21,11 @@ def defaults() -> Iterator[dict[str, int]]:
         _core.tune(name, value)
 
 
-def random_position(rng: random.Random, empties: int) -> Board:
-    """A position of a random game with ``empties`` empty squares and a
-    move to play (games that end sooner are played again)."""
-    while True:
-        board = Board()
-        while board.empties > empties and not board.is_game_over():
-            board.push(rng.choice(board.legal_moves))
-        if board.empties == empties and not board.must_pass() and board.legal_moves:
-            return board
+def positions(seed: int, empties: int, count: int) -> list[Board]:
+    """``count`` positions of random games with ``empties`` empty squares
+    whose mover has a move (a forced pass would keep the empties)."""
+    boards = (random_position(seed + i, empties) for i in range(1000))
+    return [b for b in boards if not b.must_pass()][:count]
 
 
 def test_the_settings_by_name(defaults: dict[str, int]) -> None:
@@ -49,12 +45,10 @@ def test_a_depth_1_search_at_9_empties_scores_every_move_exactly(
     """Every child has 8 empties: solved, so each move's midgame score is
     its exact score (the solver's, in discs); with the horizon solve off the
     same search gives the evaluator's estimates."""
-    rng = random.Random(46)
     midgame = Engine(endgame=0, threads=1)
     solver = Engine(endgame=64, threads=1)
     estimated = 0
-    for _ in range(12):
-        board = random_position(rng, 9)
+    for board in positions(46, 9, 12):
         exact = {m.move: m.score for m in solver.analyze(board, time=60.0)}
         _core.tune("mid_solve", 8)
         midgame.clear()
@@ -72,10 +66,8 @@ def test_searches_with_the_horizon_solve_agree_with_the_solver_on_the_best_score
 ) -> None:
     """A full-width search to the end from 12 empties passes through the
     horizon (8 empties) on every line: its score is the exact one."""
-    rng = random.Random(7)
     midgame = Engine(endgame=0, threads=2)
     solver = Engine(endgame=64, threads=1)
-    for _ in range(6):
-        board = random_position(rng, 12)
+    for board in positions(7, 12, 6):
         result = midgame.search(board, depth=12)
         assert result.score == solver.solve(board).score, board.obf()
