@@ -14,7 +14,15 @@ import engine_oracle
 import oracle
 from conftest import random_position, stop_during
 from outflank import PASS, Board, Move, Rules, _core
-from outflank.engine import LEVELS, Engine, MoveScore, SearchInfo, SearchResult
+from outflank.engine import (
+    LEVELS,
+    MODE_EXACT,
+    MODE_MID,
+    Engine,
+    MoveScore,
+    SearchInfo,
+    SearchResult,
+)
 from outflank.errors import GameOverError, OutflankError, SearchLimitError
 from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
 from outflank.obf import read_obf_file
@@ -432,6 +440,13 @@ def test_bad_engine_settings_raise() -> None:
     with pytest.raises(OutflankError):
         engine.configure(selective=-1)
     assert engine.selective == 1.0  # a rejected setting changes nothing
+    for k in (0.5, 101, True, "4"):
+        with pytest.raises(OutflankError, match="solve_time"):
+            Engine(solve_time=k)  # type: ignore[arg-type]
+    engine = Engine(solve_time=3)
+    with pytest.raises(OutflankError):
+        engine.configure(solve_time=0)
+    assert engine.solve_time == 3.0
 
 
 def test_selective_search_cuts_nodes_and_stays_close() -> None:
@@ -776,3 +791,38 @@ def test_a_solve_cut_short_at_once_answers_a_shallow_search() -> None:
     result = Engine().solve(board, nodes=1)
     assert not result.exact and result.depth == 6
     assert result.best_move == Engine(depth=6).search(board).best_move
+
+
+class _RecordingSearcher:
+    """The engine's core searcher, recording the limits each search gets."""
+
+    def __init__(self, searcher: object) -> None:
+        self._searcher = searcher
+        self.calls: list[dict] = []
+
+    def search(self, *args: object, **kwargs: object) -> object:
+        self.calls.append(kwargs)
+        return self._searcher.search(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._searcher, name)
+
+
+def test_an_exact_solve_takes_solve_time_times_the_engines_own_time() -> None:
+    """solve_time scales the engine's own time for exact solves only: a
+    midgame search keeps ``time``, and a limit passed to the call is kept."""
+    engine = Engine.preset("default", time=0.5, threads=1)
+    assert engine.solve_time == 4.0
+    recorder = _RecordingSearcher(engine._searcher)
+    engine._searcher = recorder  # type: ignore[assignment]
+    end = random_position(3, 12)
+    mid = Board.from_transcript("f5d6c3d3c4f4f6f3e6e7")
+    engine.search(end)
+    engine.search(mid)
+    engine.search(end, time=0.3)
+    engine.analyze(end)
+    assert [(c["mode"], c["time"]) for c in recorder.calls] == [
+        (MODE_EXACT, 2.0), (MODE_MID, 0.5), (MODE_EXACT, 0.3),
+        (MODE_EXACT, 2.0),
+    ]  # fmt: skip
+    assert Engine(time=0.5).solve_time == 1.0  # other engines: the same time

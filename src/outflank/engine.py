@@ -122,12 +122,18 @@ PRESETS: Final[dict[str, dict[str, Any]]] = {
     "heuristic": {"evaluator": "heuristic", "depth": 4},
     "regions": {"evaluator": "regions", "depth": 4},
     "weights": {"evaluator": "weights", "depth": 4},
-    "default": {"evaluator": "default", "time": 1.0, "endgame": 20, "selective": 1.0},
+    "default": {
+        "evaluator": "default",
+        "time": 1.0,
+        "endgame": 20,
+        "selective": 1.0,
+        "solve_time": 4.0,
+    },
 }
 
 _ENGINE_KEYS: Final = (
     "depth", "time", "nodes", "endgame", "random", "selective", "seed", "book", "book_tolerance",
-    "threads",
+    "threads", "solve_time",
 )  # fmt: skip
 
 
@@ -197,7 +203,10 @@ class Engine:
     evaluator, midgame searches) cuts a node at once where a search of
     about half its depth clears the window by t standard deviations of
     that prediction's error (probable cut-offs); 0, the default, searches
-    every node to full depth.
+    every node to full depth. ``solve_time=k`` lets an exact solve take
+    up to k times the engine's own ``time`` (1, the default: the same
+    time); the ``default`` preset gives it 4, for an exact endgame decides
+    more than any midgame move (docs/engine.md, "Limits").
 
     ``threads=N`` (default: every core the process may use) is the number
     of threads each search runs on (the C core splits the tree between
@@ -234,6 +243,7 @@ class Engine:
         book: Any = None,
         book_tolerance: float = 0.0,
         threads: int | None = None,
+        solve_time: float = 1.0,
         **evaluator_params: Any,
     ) -> None:
         if isinstance(tt_mb, bool) or not isinstance(tt_mb, int) or not 1 <= tt_mb <= 65536:
@@ -257,12 +267,14 @@ class Engine:
         self._endgame_set = False  # given explicitly (argument, level, preset, configure)
         self.random = 0.0
         self.selective = 0.0
+        self.solve_time = 1.0
         self.book: Book | None = None
         self.book_tolerance = 0.0
         self._stopped = False
         settings = self._checked_settings(
             depth=depth, time=time, nodes=nodes, endgame=endgame, random=random,
             selective=selective, seed=seed, book=book, book_tolerance=book_tolerance,
+            solve_time=solve_time,
         )  # fmt: skip
         self._rng = _rng(None)
         self._apply_settings(settings)
@@ -347,6 +359,11 @@ class Engine:
             if isinstance(t, bool) or not isinstance(t, int | float) or not 0 <= t <= 10:
                 raise OutflankError(f"selective must be a number in 0..10, not {t!r}")
             out["selective"] = float(t)
+        if "solve_time" in given:
+            k = given["solve_time"]
+            if isinstance(k, bool) or not isinstance(k, int | float) or not 1 <= k <= 100:
+                raise OutflankError(f"solve_time must be a factor in 1..100, not {k!r}")
+            out["solve_time"] = float(k)
         if given.get("seed") is not None:
             s = given["seed"]
             if isinstance(s, bool) or not isinstance(s, int):
@@ -421,6 +438,11 @@ class Engine:
             if depth is None and time is None and nodes is None:
                 time = DEFAULT_TIME
         return check_limits(depth, time, nodes)
+
+    def _solve_limit(self, time: float | None, own_limits: bool) -> float | None:
+        """The time an exact solve may take: ``solve_time`` times the engine's
+        own time; a limit passed to the call is kept as it is."""
+        return time * self.solve_time if own_limits and time else time
 
     def _solves(self, board: Board, depth: int | None, depth_in_call: bool) -> bool:
         """Solve exactly? Within ``endgame`` empties, if the depth reaches the
@@ -499,6 +521,7 @@ class Engine:
         completed depth, from the searching thread.
         """
         depth_in_call = depth is not None
+        own_limits = depth is None and time is None and nodes is None
         depth, time, nodes = self._limits(depth, time, nodes)
         with self._locked():
             self._prepare(board)
@@ -510,6 +533,7 @@ class Engine:
                     nps=0.0, exact=False, book=True,
                 )  # fmt: skip
             if self._solves(board, depth, depth_in_call):
+                time = self._solve_limit(time, own_limits)
                 if board.rules is Rules.REVERSI:
                     raw, exact = self._reversi_end(board, time, nodes, on_info)
                     return self._result(raw, exact=exact)
@@ -540,6 +564,7 @@ class Engine:
     ) -> list[MoveScore]:
         """Every legal move's score, best first (exact in a solvable endgame)."""
         depth_in_call = depth is not None
+        own_limits = depth is None and time is None
         depth, time, nodes = self._limits(depth, time, None)
         with self._locked():
             self._prepare(board)
@@ -549,6 +574,7 @@ class Engine:
                     MoveScore(m.move, m.value, False, entry.depth, book=True) for m in entry.moves
                 ]
             if self._solves(board, depth, depth_in_call):
+                time = self._solve_limit(time, own_limits)
                 if board.rules is Rules.REVERSI:
                     raw, exact = self._reversi_end(board, time, nodes, analyze=True)
                     if not exact:  # a limit came first: its deepest analysis
