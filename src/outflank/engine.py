@@ -432,12 +432,15 @@ class Engine:
 
     def _limits(
         self, depth: Any, time: Any, nodes: Any
-    ) -> tuple[int | None, float | None, int | None]:
-        if depth is None and time is None and nodes is None:
+    ) -> tuple[int | None, float | None, int | None, bool]:
+        """(depth, time, nodes, own): the call's limits, checked, or with none
+        given the engine's own (``own`` true; with none either, 1 second)."""
+        own = depth is None and time is None and nodes is None
+        if own:
             depth, time, nodes = self.depth, self.time, self.nodes
             if depth is None and time is None and nodes is None:
                 time = DEFAULT_TIME
-        return check_limits(depth, time, nodes)
+        return (*check_limits(depth, time, nodes), own)
 
     def _solve_limit(self, time: float | None, own_limits: bool) -> float | None:
         """The time an exact solve may take: ``solve_time`` times the engine's
@@ -521,8 +524,7 @@ class Engine:
         completed depth, from the searching thread.
         """
         depth_in_call = depth is not None
-        own_limits = depth is None and time is None and nodes is None
-        depth, time, nodes = self._limits(depth, time, nodes)
+        depth, time, nodes, own_limits = self._limits(depth, time, nodes)
         with self._locked():
             self._prepare(board)
             entry = self._probe(board)
@@ -564,8 +566,7 @@ class Engine:
     ) -> list[MoveScore]:
         """Every legal move's score, best first (exact in a solvable endgame)."""
         depth_in_call = depth is not None
-        own_limits = depth is None and time is None
-        depth, time, nodes = self._limits(depth, time, None)
+        depth, time, nodes, own_limits = self._limits(depth, time, None)
         with self._locked():
             self._prepare(board)
             entry = self._probe(board)
