@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import gzip
 import os
-import random
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import stop_during
+from conftest import random_position, stop_during
 from outflank import Board, _core
 from outflank.engine import Engine, SearchResult
 from outflank.errors import OutflankError
@@ -37,18 +36,6 @@ def _engine(threads: int, **settings: object) -> Engine:
     return engine
 
 
-def _position(seed: int, empties: int) -> Board:
-    """A position of random play with the given number of empties (a pass
-    counts as a move; a finished game starts again)."""
-    rng = random.Random(seed)
-    while True:
-        board = Board()
-        while board.empties > empties and not board.is_game_over():
-            board.push(rng.choice(board.legal_moves))
-        if not board.is_game_over():
-            return board
-
-
 @pytest.mark.parametrize("threads", [2, 4])
 @pytest.mark.parametrize("name", ["fforum-1-19.obf", "fforum-20-39.obf"])
 def test_ffo_scores_with_threads(ffo_dir: Path, name: str, threads: int) -> None:
@@ -65,7 +52,7 @@ SAMPLE = [(seed, 14 + seed % 7) for seed in range(14)]  # 14-20 empties
 
 @pytest.mark.parametrize(("seed", "empties"), SAMPLE)
 def test_random_positions_solve_alike_on_1_2_and_4_threads(seed: int, empties: int) -> None:
-    board = _position(seed, empties)
+    board = random_position(seed, empties)
     results = [_engine(n, tt_mb=8).solve(board) for n in (1, 2, 4)]
     assert all(r.exact for r in results)
     assert len({r.score for r in results}) == 1
@@ -75,7 +62,7 @@ def test_random_positions_solve_alike_on_1_2_and_4_threads(seed: int, empties: i
 
 @pytest.mark.parametrize("seed", [3, 8])
 def test_every_moves_exact_score_alike_on_1_and_3_threads(seed: int) -> None:
-    board = _position(seed, 18)
+    board = random_position(seed, 18)
     one, three = (_engine(n, tt_mb=8).analyze(board) for n in (1, 3))
     assert {(m.move, m.score) for m in one} == {(m.move, m.score) for m in three}
     assert all(m.exact for m in three)
@@ -129,7 +116,7 @@ def _rss_kib() -> int:
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 def test_many_short_parallel_searches_leave_no_thread_or_memory() -> None:
     board = Board.from_transcript("f5d6c3d3c4f4f6")
-    end = _position(1, 16)
+    end = random_position(1, 16)
     engine = _engine(4, tt_mb=4)
     for _ in range(5):  # the table's pages, the helpers' states: allocated once
         engine.search(board, depth=7)
