@@ -129,6 +129,10 @@ class GameService:
         # several processes on one database (PostgreSQL): events relayed
         # between them, AI moves claimed by one, owed moves swept up
         self.shared = storage.shared
+        #: a request's change runs on the event loop itself (one process on
+        #: SQLite: a change and its commit cost less than a thread's round
+        #: trip), not on a worker thread (PostgreSQL: waits on the server)
+        self.inline = not self.shared
         self.origin = f"{socket.gethostname()}:{os.getpid()}:{token.token_hex(4)}"
         self.relay: PgRelay | None = None
         self._remote_thinking: dict[str, str] = {}
