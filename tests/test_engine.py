@@ -359,9 +359,13 @@ def test_an_iteration_cut_by_the_limit_plays_a_better_move_it_found() -> None:
             for analyze in (False, True):
                 searcher = _core.Searcher(16)
                 done: list[tuple[int, list[int]]] = []
+
+                def completed(depth, _v, _n, _t, pv, done=done) -> None:
+                    done.append((depth, pv))
+
                 result = searcher.search(
                     board.player, board.opponent, nodes=nodes, selective=100, analyze=analyze,
-                    callback=lambda depth, _v, _n, _t, pv: done.append((depth, pv)),
+                    callback=completed,
                 )  # fmt: skip
                 last_best = done[-1][1][0]
                 assert result["depth"] == done[-1][0]
