@@ -345,6 +345,41 @@ def test_a_solve_can_be_bounded_by_time_or_nodes() -> None:
         engine.solve(board, time=0)
 
 
+def test_an_iteration_cut_by_the_limit_plays_a_better_move_it_found() -> None:
+    """When the node limit cuts an iteration after a move has beaten the last
+    complete iteration's best (both searched with a full window, so both
+    scores are exact at the deeper depth), that move is played, first in the
+    list with its new score and line; the other moves keep their order. An
+    analysis never mixes depths. Fixed positions and node limits, one thread:
+    deterministic, and some of them do cut such an iteration."""
+    adopted = 0
+    for seed in range(40, 70):
+        board = random_position(seed, 36)
+        for nodes in (20_000, 50_000, 120_000):
+            for analyze in (False, True):
+                searcher = _core.Searcher(16)
+                done: list[tuple[int, list[int]]] = []
+
+                def completed(depth, _v, _n, _t, pv, done=done) -> None:
+                    done.append((depth, pv))
+
+                result = searcher.search(
+                    board.player, board.opponent, nodes=nodes, selective=100, analyze=analyze,
+                    callback=completed,
+                )  # fmt: skip
+                last_best = done[-1][1][0]
+                assert result["depth"] == done[-1][0]
+                if result["move"] == last_best:
+                    continue
+                assert not analyze and result["aborted"]
+                adopted += 1
+                square, score, searched = result["moves"][0]
+                assert (square, score, searched) == (result["move"], result["score"], True)
+                assert result["pv"][0] == result["move"]
+                assert result["moves"][1][0] == last_best
+    assert adopted >= 1
+
+
 def engine_oracle_score(value: int) -> float:
     """The engine's report of a core score (a proven game end -> its discs)."""
     win = engine_oracle.WIN

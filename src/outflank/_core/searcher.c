@@ -231,6 +231,30 @@ PyDoc_STRVAR(search_doc,
              "deviations of its error. The dict holds move, score, pv, depth,\n"
              "nodes, elapsed, aborted, moves, threads (the threads it ran on).");
 
+/* An iteration cut by the time limit may already have found a better move:
+ * the last iteration's best (moves[0]) was searched first, with a full
+ * window, and a move that beat it was searched again with a full window,
+ * so its score is exact at the deeper depth too. That move goes first, with
+ * its new score; the others keep the last complete iteration's order and
+ * scores. Returns whether it moved one (s->pv[0] then holds its line). */
+static int adopt_better_move(RootMove *moves, const RootMove *work, int n, int *score) {
+    int first = -1;
+    for (int i = 0; i < n; ++i)
+        if (work[i].square == moves[0].square) first = i;
+    if (first < 0 || !work[first].searched || !work[0].searched ||
+        work[0].square == moves[0].square || work[0].score <= work[first].score)
+        return 0;
+    int j = 0;
+    while (j < n && moves[j].square != work[0].square) ++j;
+    if (j == n) return 0;
+    RootMove better = moves[j];
+    memmove(moves + 1, moves, sizeof(RootMove) * (size_t)j);
+    better.score = work[0].score;
+    moves[0] = better;
+    *score = better.score;
+    return 1;
+}
+
 static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"player", "opponent", "mode", "depth", "time",
                              "nodes", "callback", "analyze", "selective", NULL};
@@ -290,6 +314,10 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
             Py_END_ALLOW_THREADS
             if (ABORTED(s)) {
                 aborted = 1;
+                if (!analyze && done_depth > 0 && adopt_better_move(moves, work, n, &score)) {
+                    pv_len = s->pv_len[0];
+                    memcpy(pv, s->pv[0], sizeof(int) * (size_t)pv_len);
+                }
                 break;
             }
             memcpy(moves, work, sizeof(RootMove) * (size_t)n);
