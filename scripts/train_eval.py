@@ -15,7 +15,9 @@ engine computes them.
 
 --types chooses the pattern set: names of outflank.evalfit.PATTERN_SETS
 (legacy, triangle, ...) and of pattern types (outflank.evalfit.TYPES)
-joined by "+", e.g. legacy+edge2c. --dry-run fits and reports without writing.
+joined by "+", e.g. legacy+edge2c. --tables adds count tables (a weight
+per value of each side's legal moves and potential mobility).
+--dry-run fits and reports without writing.
 Compute: about 2-3 minutes of one core per million positions for the
 legacy set, plus 1 GB of memory per million positions.
 """
@@ -90,6 +92,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("data", type=Path, nargs="+", help="shard folders or .npz files")
     ap.add_argument("--types", default="legacy", help="pattern set (see above)")
+    ap.add_argument(
+        "--tables", action="store_true",
+        help="the model has count tables: a weight per value of each side's moves and "
+        "potential mobility",
+    )  # fmt: skip
     ap.add_argument("--anchor-step", type=int, default=2, help="empties between anchor phases")
     ap.add_argument("--ridge", type=float, default=1.0)
     ap.add_argument("--smooth", type=float, default=10.0, help="tie between neighbouring phases")
@@ -138,11 +145,12 @@ def main(argv: list[str] | None = None) -> int:
     if anchors[-1] != 60:
         anchors.append(60)
     masks = evalfit.masks_of(names)
-    print(f"{len(data['label']):,} positions; types {'+'.join(names)}; anchors {anchors}")
+    tables = "; count tables" if args.tables else ""
+    print(f"{len(data['label']):,} positions; types {'+'.join(names)}{tables}; anchors {anchors}")
     result = evalfit.fit(
         data["player"], data["opponent"], data["label"] / 100, data["game"], masks, anchors,
         ridge=args.ridge, smooth=args.smooth, max_iter=args.max_iter, patience=args.patience,
-        prior=prior, keep_above=args.keep_above, keep_below=args.keep_below,
+        prior=prior, keep_above=args.keep_above, keep_below=args.keep_below, tables=args.tables,
     )  # fmt: skip
     print(
         f"fit: {result.iterations} iterations (best {result.best_iteration}), "

@@ -326,18 +326,19 @@ def test_a_malformed_weight_file_is_refused_and_changes_nothing() -> None:
     assert _core.eval_default(p, o) == before
 
 
-def _random_weights(masks: list[int], anchors: tuple[int, ...], seed: int):
+def _random_weights(masks: list[int], anchors: tuple[int, ...], seed: int, tables: bool = False):
     import numpy as np
 
     from outflank import evalmodel
 
     rng = np.random.default_rng(seed)
-    width = _core.eval_layout(masks=masks)["pattern_weights"]
+    width = _core.eval_layout(masks=masks, tables=tables)["pattern_weights"]
     return evalmodel.WeightFile(
         tuple(masks),
         anchors,
         np.round(rng.normal(0, 2, (len(anchors), width)), 2),
         np.round(rng.normal(0, 2, (len(anchors), len(evalmodel.NUMERIC) + 1)), 2),
+        tables,
     )
 
 
@@ -345,10 +346,13 @@ def _expected_score(wf, p: int, o: int) -> int:
     """The score a weight file gives, the slow way: its features times its
     weights, interpolated between the anchors in 1/100 disc (as the core)."""
     raw = _core.eval_features(
-        p.to_bytes(8, sys.byteorder), o.to_bytes(8, sys.byteorder), masks=list(wf.masks)
+        p.to_bytes(8, sys.byteorder),
+        o.to_bytes(8, sys.byteorder),
+        masks=list(wf.masks),
+        tables=wf.tables,
     )
     feats = list(memoryview(raw).cast("i"))
-    n = len(feats) - 6
+    n = len(feats) - 6  # pattern instances, then (with tables) the count tables' entries
     e = min(64 - (p | o).bit_count(), 60)
     anchors = wf.anchors
     a = max([i for i, x in enumerate(anchors) if x <= e], default=0)
@@ -399,6 +403,99 @@ def test_a_model_of_other_types_loads_into_a_slot_and_scores_as_its_weights_say(
     finally:
         _core.eval_use(0)
     assert [_core.eval_default(p, o) for p, o, _ in packaged] == [s for _, _, s in packaged]
+
+
+def _neighbours(bits: int) -> int:
+    out = 0
+    for sq in range(64):
+        if bits >> sq & 1:
+            r, c = divmod(sq, 8)
+            for dr in (-1, 0, 1):
+                for dc in (-1, 0, 1):
+                    if (dr or dc) and 0 <= r + dr < 8 and 0 <= c + dc < 8:
+                        out |= 1 << ((r + dr) * 8 + c + dc)
+    return out
+
+
+def test_count_tables_read_each_sides_moves_and_potential_mobility() -> None:
+    """A model with count tables adds four look-ups: the mover's legal moves,
+    the opponent's, the mover's potential mobility (empty squares next to an
+    opponent disc) and the opponent's, each capped at its table's last
+    entry; the numeric features stay as they are."""
+    masks = [_mask(spec) for spec in OTHER_TYPES]
+    plain = _core.eval_layout(masks=masks)
+    layout = _core.eval_layout(masks=masks, tables=True)
+    assert (plain["tables"], layout["tables"]) == (0, 1)
+    assert layout["patterns"] == plain["patterns"] + 4
+    sizes = (32, 32, 48, 48)
+    assert layout["pattern_weights"] == plain["pattern_weights"] + sum(sizes)
+    seen = set()
+    for seed in range(60):
+        p, o = _random_position(seed, seed)
+        empty = ~(p | o) & (2**64 - 1)
+        counts = (
+            _core.moves(p, o).bit_count(),
+            _core.moves(o, p).bit_count(),
+            (_neighbours(o) & empty).bit_count(),
+            (_neighbours(p) & empty).bit_count(),
+        )
+        args = (p.to_bytes(8, sys.byteorder), o.to_bytes(8, sys.byteorder))
+        with_tables = list(
+            memoryview(_core.eval_features(*args, masks=masks, tables=True)).cast("i")
+        )
+        without = list(memoryview(_core.eval_features(*args, masks=masks)).cast("i"))
+        n = plain["patterns"]
+        assert with_tables[:n] == without[:n] and with_tables[n + 4 :] == without[n:]
+        base = plain["pattern_weights"]
+        for k, (count, size) in enumerate(zip(counts, sizes, strict=True)):
+            assert with_tables[n + k] == base + sum(sizes[:k]) + min(count, size - 1)
+        seen.add(counts)
+    assert len(seen) > 30
+
+
+def test_a_model_with_count_tables_round_trips_and_scores_as_its_weights_say() -> None:
+    from outflank import evalmodel
+
+    masks = [_mask(spec) for spec in OTHER_TYPES]
+    wf = _random_weights(masks, (0, 9, 30, 60), seed=8, tables=True)
+    blob = wf.to_bytes()
+    assert blob.startswith(b"OFEVAL4\0")
+    back = evalmodel.parse(blob)
+    assert back.tables and back.masks == wf.masks and (back.patterns == wf.patterns).all()
+    _core.eval_load(blob, 2)
+    try:
+        assert _core.eval_layout(2)["tables"] == 1
+        for seed in range(60):
+            p, o = _random_position(seed, seed)
+            assert _core.eval_default(p, o, slot=2) == _expected_score(wf, p, o)
+        # a version-4 file without tables is a version-3 model
+        plain = _random_weights(masks, (0, 60), seed=9)
+        v4 = bytearray(plain.to_bytes())
+        v4[6:7] = b"4"
+        at = 12 + 8 * len(masks)
+        v4[at:at] = (0).to_bytes(4, "little")
+        _core.eval_load(bytes(v4), 2)
+        assert _core.eval_layout(2)["tables"] == 0
+        p, o = _random_position(3, 30)
+        assert _core.eval_default(p, o, slot=2) == _expected_score(plain, p, o)
+    finally:
+        _core.eval_use(0)
+
+
+def test_a_bad_count_tables_flag_or_size_is_refused() -> None:
+    from outflank import evalmodel
+    from outflank.errors import OutflankError
+
+    masks = [_mask(spec) for spec in OTHER_TYPES]
+    blob = bytearray(_random_weights(masks, (0, 60), seed=4, tables=True).to_bytes())
+    at = 12 + 8 * len(masks)
+    bad_flag = bytes(blob[:at]) + (2).to_bytes(4, "little") + bytes(blob[at + 4 :])
+    no_tables = bytes(blob[:at]) + (0).to_bytes(4, "little") + bytes(blob[at + 4 :])
+    for bad in (bad_flag, no_tables):  # the flag, or the weight count, is wrong
+        with pytest.raises(ValueError, match="not a weight file"):
+            _core.eval_load(bad, 3)
+    with pytest.raises(OutflankError, match="flag"):
+        evalmodel.parse(bad_flag)
 
 
 def test_the_packaged_weights_score_as_the_file_says() -> None:

@@ -165,3 +165,38 @@ def test_bad_input_is_one_line_and_exit_2(data_dir: Path, args: list[str], messa
 def test_missing_data_is_one_line_and_exit_2(tmp_path: Path) -> None:
     proc = _run(str(tmp_path / "nothing"))
     assert proc.returncode == 2 and "no such file" in proc.stderr
+
+
+def test_a_fit_with_count_tables_writes_a_model_the_core_scores_the_same(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """--tables: the weights gain the count tables (160 per phase; a fit from
+    a prior without them starts them at zero, from one with them at its
+    own); the file is version 4, and the core scores its test games as the fit's
+    own prediction does (to the rounding of interpolated weights)."""
+    out = tmp_path / "t.bin.gz"
+    packaged = ROOT / "src" / "outflank" / "data" / "eval.bin.gz"
+    proc = _run(str(data_dir), "--tables", "--anchor-step", "10", "--max-iter", "40",
+                "--out", str(out))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "count tables" in proc.stdout
+    wf = evalmodel.read(out)
+    assert wf.tables and out.read_bytes()[:2] == b"\x1f\x8b"
+    masks, n_tab = list(wf.masks), evalfit.table_weights()
+    plain = _core.eval_layout(masks=masks)["pattern_weights"]
+    assert n_tab == 160 and wf.patterns.shape == (len(wf.anchors), plain + n_tab)
+    assert np.abs(wf.patterns[:, plain:]).sum() > 0  # the data moved the tables
+    # a prior with tables hands them on; one without starts them at zero
+    again = evalfit.prior_weights(wf, masks, wf.anchors, tables=True)
+    assert np.array_equal(again[:, : plain + n_tab], wf.patterns)
+    start = evalfit.prior_weights(evalmodel.read(packaged), masks, wf.anchors, tables=True)
+    assert not start[:, plain : plain + n_tab].any()
+    data = evaldata.load([data_dir])
+    feats = evalfit.features(data["player"], data["opponent"], masks, tables=True)
+    empties = data["empties"].astype(np.int64)
+    w = np.hstack([wf.patterns, wf.numeric])
+    _core.eval_load(wf.to_bytes(), 3)
+    pairs = zip(data["player"].tolist(), data["opponent"].tolist(), strict=True)
+    core = np.array([_core.eval_default(p, o, slot=3) for p, o in pairs]) / 100
+    bound = 0.01 * (feats.shape[1] - 6 + np.abs(feats[:, -6:]).sum(axis=1) + 1)
+    assert (np.abs(core - evalfit.predict(w, feats, empties, list(wf.anchors))) <= bound).all()

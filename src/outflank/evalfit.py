@@ -111,9 +111,12 @@ def split(game: np.ndarray) -> Split:
     return Split(np.flatnonzero(g >= 2), np.flatnonzero(g == 1), np.flatnonzero(g == 0))
 
 
-def features(player: np.ndarray, opponent: np.ndarray, masks: Sequence[int]) -> np.ndarray:
-    """Pattern weight ids (one column per instance) then numeric features."""
-    layout = _core.eval_layout(masks=list(masks))
+def features(
+    player: np.ndarray, opponent: np.ndarray, masks: Sequence[int], tables: bool = False
+) -> np.ndarray:
+    """Weight ids (one column per pattern instance, then one per count table
+    with ``tables``) then numeric features."""
+    layout = _core.eval_layout(masks=list(masks), tables=tables)
     width = layout["patterns"] + N_NUM
     out = np.empty((len(player), width), dtype=np.int32)
     step = 1 << 18
@@ -122,6 +125,7 @@ def features(player: np.ndarray, opponent: np.ndarray, masks: Sequence[int]) -> 
             np.ascontiguousarray(player[i : i + step], dtype=np.uint64).tobytes(),
             np.ascontiguousarray(opponent[i : i + step], dtype=np.uint64).tobytes(),
             masks=list(masks),
+            tables=tables,
         )
         out[i : i + step] = np.frombuffer(raw, dtype=np.int32).reshape(-1, width)
     return out
@@ -189,6 +193,12 @@ def predict(w: np.ndarray, feats: np.ndarray, empties: np.ndarray, anchors: Sequ
     return (1 - t) * at(lo) + t * at(hi)
 
 
+def table_weights() -> int:
+    """How many weights the count tables add to a model (per phase)."""
+    with_tables = _core.eval_layout(masks=[TYPES["row2"]], tables=True)["pattern_weights"]
+    return with_tables - _core.eval_layout(masks=[TYPES["row2"]])["pattern_weights"]
+
+
 def type_offsets(masks: Sequence[int]) -> list[int]:
     """Where each pattern type's weights start in a model of these types."""
     out, at = [], 0
@@ -198,23 +208,29 @@ def type_offsets(masks: Sequence[int]) -> list[int]:
     return out
 
 
-def prior_weights(prior: WeightFile, masks: Sequence[int], anchors: Sequence[int]) -> np.ndarray:
+def prior_weights(
+    prior: WeightFile, masks: Sequence[int], anchors: Sequence[int], tables: bool = False
+) -> np.ndarray:
     """A start (and ridge centre) for a fit: ``prior``'s weights at the new
-    anchors (interpolated as the core does), for the pattern types it shares
-    with ``masks``; zero for the others."""
+    anchors (interpolated as the core does), for the pattern types (and
+    count tables) it shares with the model of ``masks`` (and ``tables``);
+    zero for the others."""
     masks = list(masks)
-    n_pat = _core.eval_layout(masks=masks)["pattern_weights"]
+    n_pat = _core.eval_layout(masks=masks, tables=tables)["pattern_weights"]
     width = n_pat + N_NUM + 1
     lo, hi, t = anchor_shares(np.asarray(anchors), prior.anchors)
     old = np.hstack([prior.patterns, prior.numeric])
     at_new = (1 - t)[:, None] * old[lo] + t[:, None] * old[hi]
     w = np.zeros((len(anchors), width))
+    k = table_weights() if tables else 0
     mine, theirs = type_offsets(masks), type_offsets(prior.masks)
-    sizes = np.diff([*mine, n_pat])
+    sizes = np.diff([*mine, n_pat - k])
     for i, m in enumerate(masks):
         if m in prior.masks:
             j = prior.masks.index(m)
             w[:, mine[i] : mine[i] + sizes[i]] = at_new[:, theirs[j] : theirs[j] + sizes[i]]
+    if tables and prior.tables:
+        w[:, n_pat - k : n_pat] = at_new[:, prior.patterns.shape[1] - k : prior.patterns.shape[1]]
     w[:, n_pat:] = at_new[:, prior.patterns.shape[1] :]
     return w
 
@@ -246,6 +262,7 @@ def fit(
     prior: WeightFile | None = None,
     keep_above: int | None = None,
     keep_below: int | None = None,
+    tables: bool = False,
     log: Callable[[str], None] | None = print,
 ) -> FitResult:
     """Fit all anchors' weights jointly to ``label`` (discs) on the training
@@ -256,18 +273,20 @@ def fit(
     prior's weights (interpolated at them) and only the others are fitted,
     for data whose labels there are few or poor; ``keep_below`` (needs
     ``prior``) the same for the anchors with fewer empties (a midgame-only
-    refit that keeps the prior's endgame)."""
+    refit that keeps the prior's endgame). ``tables``: the model has count
+    tables (each side's legal moves and potential mobility), whose weights
+    start at the prior's if it has them, else at 0."""
     from scipy.sparse.linalg import LinearOperator, cg
 
     start = time.time()
     say = log or (lambda _msg: None)
     masks, anchors = list(masks), list(anchors)
-    n_pat = _core.eval_layout(masks=masks)["pattern_weights"]
+    n_pat = _core.eval_layout(masks=masks, tables=tables)["pattern_weights"]
     width = n_pat + N_NUM + 1
     n_anchors = len(anchors)
     empties = 64 - np.bitwise_count(player | opponent).astype(np.int64)
     parts = split(game)
-    feats = features(player, opponent, masks)
+    feats = features(player, opponent, masks, tables)
     y = label.astype(np.float64)
     X = design(feats[parts.train], empties[parts.train], anchors, n_pat)
     Xt = X.T.tocsr()
@@ -307,7 +326,7 @@ def fit(
         (n, n), matvec=lambda v: Xt @ (X @ v) + ridge_v * v + smooth * smooth_op(v), dtype=float
     )
     M = LinearOperator((n, n), matvec=lambda v: v / diag, dtype=float)
-    w0 = prior_weights(prior, masks, anchors).ravel() if prior else np.zeros(n)
+    w0 = prior_weights(prior, masks, anchors, tables).ravel() if prior else np.zeros(n)
     fv, ev, yv = feats[parts.valid], empties[parts.valid], y[parts.valid]
     history: list[tuple[int, float]] = []
     mse0 = float(np.mean((predict(w0.reshape(n_anchors, width), fv, ev, anchors) - yv) ** 2))
@@ -347,6 +366,8 @@ def fit(
         pass
     W = best["w"].reshape(n_anchors, width).copy()
     W[kept] = w0.reshape(n_anchors, width)[kept]  # exactly the prior's
-    weights = WeightFile(tuple(masks), tuple(anchors), W[:, :n_pat].copy(), W[:, n_pat:].copy())
+    weights = WeightFile(
+        tuple(masks), tuple(anchors), W[:, :n_pat].copy(), W[:, n_pat:].copy(), tables
+    )
     sys.stdout.flush()
     return FitResult(weights, state["it"], int(best["it"]), history, time.time() - start)

@@ -3,10 +3,13 @@
 A weight file (``outflank/data/eval.bin.gz``, gzip-compressed; layout in
 ``_core/eval_default.h``) holds the evaluator's pattern types (square masks
 in the a1 corner's orientation), its anchor phases (numbers of empties) and,
-per anchor, one weight per canonical pattern configuration plus the weights
-of the numeric features and a constant, all in 1/100 disc. The core
-interpolates linearly between anchors. Version 2 files (the first fitted
-evaluator) name no pattern types: they imply :data:`LEGACY_MASKS`.
+per anchor, one weight per canonical pattern configuration (then, for a
+model with count tables, one per value of each side's legal moves and
+potential mobility) plus the weights of the numeric features and a
+constant, all in 1/100 disc. The core interpolates linearly between
+anchors. Version 2 files (the first fitted evaluator) name no pattern
+types: they imply :data:`LEGACY_MASKS`; version 4 files say whether the
+model has count tables (version 3: it has none).
 
 The core holds up to four models at once (slots 0-3); the engine's
 ``default`` evaluator scores with the active one (slot 0, loaded at
@@ -37,6 +40,7 @@ __all__ = [
 
 MAGIC2 = b"OFEVAL2\0"
 MAGIC3 = b"OFEVAL3\0"
+MAGIC4 = b"OFEVAL4\0"
 #: The numeric features, in the file's order (then the constant).
 NUMERIC = ("mobility", "potential mobility", "stable discs", "discs", "parity", "corners")
 #: The pattern types a version-2 file implies (eval_default.h).
@@ -61,16 +65,20 @@ class WeightFile:
 
     masks: tuple[int, ...]
     anchors: tuple[int, ...]
-    patterns: np.ndarray  # [anchors, pattern weights]
+    patterns: np.ndarray  # [anchors, pattern weights (then the count tables')]
     numeric: np.ndarray  # [anchors, len(NUMERIC) + 1]: numeric weights, then the constant
+    tables: bool = False  # the model has count tables (their weights end each patterns row)
 
     def to_bytes(self) -> bytes:
-        """The uncompressed file (version 3), weights rounded to 1/100 disc."""
+        """The uncompressed file (version 3, or 4 with count tables),
+        weights rounded to 1/100 disc."""
         a = len(self.anchors)
         if self.patterns.shape[0] != a or self.numeric.shape != (a, len(NUMERIC) + 1):
             raise OutflankError("weight arrays do not match the anchors")
-        head = MAGIC3 + np.array([len(self.masks)], "<i4").tobytes()
+        head = (MAGIC4 if self.tables else MAGIC3) + np.array([len(self.masks)], "<i4").tobytes()
         head += np.array(self.masks, dtype="<u8").tobytes()
+        if self.tables:
+            head += np.array([1], "<i4").tobytes()
         head += np.array([a, self.patterns.shape[1], len(NUMERIC)], "<i4").tobytes()
         pat = np.clip(np.rint(self.patterns * 100), -32000, 32000).astype("<i2")
         num = np.clip(np.rint(self.numeric * 100), -(2**31), 2**31 - 1).astype("<i4")
@@ -78,14 +86,20 @@ class WeightFile:
 
 
 def parse(blob: bytes) -> WeightFile:
-    """A weight file's uncompressed bytes, read (version 2 or 3)."""
+    """A weight file's uncompressed bytes, read (version 2, 3 or 4)."""
+    tables = False
     try:
         if blob.startswith(MAGIC2):
             masks, at = LEGACY_MASKS, 8
-        elif blob.startswith(MAGIC3):
+        elif blob.startswith((MAGIC3, MAGIC4)):
             (n,) = np.frombuffer(blob[8:12], "<i4")
             masks = tuple(int(m) for m in np.frombuffer(blob[12 : 12 + 8 * n], "<u8"))
             at = 12 + 8 * int(n)
+            if blob.startswith(MAGIC4):
+                (flag,) = np.frombuffer(blob[at : at + 4], "<i4")
+                if flag not in (0, 1):
+                    raise ValueError(f"count tables flag {flag}")
+                tables, at = bool(flag), at + 4
         else:
             raise ValueError("no weight file header")
         a, w, k = (int(v) for v in np.frombuffer(blob[at : at + 12], "<i4"))
@@ -97,7 +111,7 @@ def parse(blob: bytes) -> WeightFile:
         num = np.frombuffer(blob[at:], "<i4").reshape(a, k + 1)
     except ValueError as exc:
         raise OutflankError(f"not an evaluator weight file ({exc})") from None
-    return WeightFile(masks, anchors, pat.astype(float) / 100, num.astype(float) / 100)
+    return WeightFile(masks, anchors, pat.astype(float) / 100, num.astype(float) / 100, tables)
 
 
 def read(path: Path) -> WeightFile:

@@ -121,22 +121,24 @@ static int read_masks(PyObject *seq, u64 *masks) {
 }
 
 PyDoc_STRVAR(eval_features_doc,
-             "eval_features(players, opponents, masks=None) -> bytes\n\n"
+             "eval_features(players, opponents, masks=None, tables=False) -> bytes\n\n"
              "Features of the 'default' evaluator for many positions: players and\n"
              "opponents are bytes of native uint64 bitboards; the result holds, per\n"
-             "position, the model's pattern weight indices (one per instance) then\n"
-             "the numeric features, as native int32. The model is the active one,\n"
-             "or, with masks (pattern types as bitboards in the a1 corner's\n"
-             "orientation, at most 10 squares each), one of those types: its layout\n"
-             "is eval_layout(masks=...).");
+             "position, the model's weight indices (one per pattern instance, then one\n"
+             "per count table if the model has them) then the numeric features, as\n"
+             "native int32. The model is the active one, or, with masks (pattern\n"
+             "types as bitboards in the a1 corner's orientation, at most 10 squares\n"
+             "each), one of those types, with the count tables if tables: its layout\n"
+             "is eval_layout(masks=..., tables=...).");
 
 static PyObject *py_eval_features(PyObject *self, PyObject *args, PyObject *kwargs) {
     (void)self;
-    static char *kwlist[] = {"players", "opponents", "masks", NULL};
+    static char *kwlist[] = {"players", "opponents", "masks", "tables", NULL};
     Py_buffer pb, ob;
     PyObject *mask_arg = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*|O:eval_features", kwlist, &pb, &ob,
-                                     &mask_arg))
+    int tables = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*y*|Op:eval_features", kwlist, &pb, &ob,
+                                     &mask_arg, &tables))
         return NULL;
     PyObject *result = NULL;
     EvalModel *own = NULL;
@@ -146,7 +148,7 @@ static PyObject *py_eval_features(PyObject *self, PyObject *args, PyObject *kwar
         u64 masks[EVAL_MAX_TYPES];
         int n_types = read_masks(mask_arg, masks);
         if (n_types < 0) goto done;
-        m = own = eval_model_new(masks, n_types);
+        m = own = eval_model_new(masks, n_types, tables);
         if (!own) {
             PyErr_Format(PyExc_ValueError,
                          "bad pattern masks: each needs 1..%d squares, %d instances at most",
@@ -265,30 +267,33 @@ static PyObject *layout_dict(const EvalModel *m) {
         }
         PyList_SET_ITEM(types, t, v);
     }
-    return Py_BuildValue("{sisisisisN}", "patterns", eval_model_patterns(m), "pattern_weights",
-                         eval_model_weights(m), "numeric", EVAL_NUM, "fitted",
-                         eval_model_fitted(m), "types", types);
+    return Py_BuildValue("{sisisisisisN}", "patterns", eval_model_patterns(m), "pattern_weights",
+                         eval_model_weights(m), "numeric", EVAL_NUM, "tables",
+                         eval_model_tables(m), "fitted", eval_model_fitted(m), "types", types);
 }
 
 PyDoc_STRVAR(eval_layout_doc,
-             "eval_layout(slot=-1, masks=None) -> dict\n\n"
-             "The 'default' evaluator's features: patterns (instances), pattern_weights\n"
-             "(per phase), numeric, fitted (1 when weights are loaded), types (the\n"
-             "pattern masks), slot: of the active model, of the model in slot, or of\n"
-             "a model of the given masks (eval_features(masks=...)).");
+             "eval_layout(slot=-1, masks=None, tables=False) -> dict\n\n"
+             "The 'default' evaluator's features: patterns (look-ups per position: the\n"
+             "instances, then the count tables'), pattern_weights (per phase, the\n"
+             "count tables' included), numeric, tables (1 when it has count tables),\n"
+             "fitted (1 when weights are loaded), types (the pattern masks), slot: of\n"
+             "the active model, of the model in slot, or of a model of the given masks\n"
+             "(eval_features(masks=..., tables=...)).");
 
 static PyObject *py_eval_layout(PyObject *self, PyObject *args, PyObject *kwargs) {
     (void)self;
-    static char *kwlist[] = {"slot", "masks", NULL};
-    int slot = -1;
+    static char *kwlist[] = {"slot", "masks", "tables", NULL};
+    int slot = -1, tables = 0;
     PyObject *mask_arg = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|iO:eval_layout", kwlist, &slot, &mask_arg))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|iOp:eval_layout", kwlist, &slot, &mask_arg,
+                                     &tables))
         return NULL;
     if (mask_arg != Py_None) {
         u64 masks[EVAL_MAX_TYPES];
         int n_types = read_masks(mask_arg, masks);
         if (n_types < 0) return NULL;
-        EvalModel *own = eval_model_new(masks, n_types);
+        EvalModel *own = eval_model_new(masks, n_types, tables);
         if (!own)
             return PyErr_Format(PyExc_ValueError,
                                 "bad pattern masks: each needs 1..%d squares, %d instances at most",

@@ -11,7 +11,9 @@
  *     weight. The shipped model's types come with its weight file
  *     (docs/evaluation.md lists them);
  *   - numeric features (mover minus opponent): mobility, potential mobility,
- *     stable discs, discs, parity, corners, plus a constant.
+ *     stable discs, discs, parity, corners, plus a constant;
+ *   - optionally (a model "with tables"), count tables: a weight per value
+ *     of each side's legal moves and potential mobility.
  * The weights are fitted by scripts/train_eval.py, which writes them (at a
  * few anchor phases) to src/outflank/data/eval.bin.gz; the package loads
  * that file at import (eval_default_load) and the weights are interpolated
@@ -62,6 +64,7 @@ const u64 EVAL_LEGACY_MASKS[EVAL_LEGACY_TYPES] = {
 
 struct EvalModel {
     int n_types, n_inst, raw_total, canon_total;
+    int tables; /* count tables (EVAL_TABLE_WEIGHTS weights after the patterns') */
     u64 type_mask[EVAL_MAX_TYPES];
     int type_raw_off[EVAL_MAX_TYPES + 1]; /* offset of a type's raw table (3^squares) */
     int type_canon_off[EVAL_MAX_TYPES];   /* offset of its canonical ids */
@@ -92,7 +95,32 @@ struct EvalModel {
     short *w_raw; /* [61][raw_total] */
     size_t w_bytes;
     int w_num[61][EVAL_NUM + 1]; /* last: constant */
+    int w_tab[61][EVAL_TABLE_WEIGHTS];
 };
+
+/* Where each count table starts among the table weights. */
+enum {
+    TAB_MOB_P = 0,
+    TAB_MOB_O = EVAL_MOB_SIZE,
+    TAB_PMOB_P = 2 * EVAL_MOB_SIZE,
+    TAB_PMOB_O = 2 * EVAL_MOB_SIZE + EVAL_PMOB_SIZE,
+};
+
+/* The counts the numeric features and the count tables are made of. */
+typedef struct {
+    int mob_p, mob_o, pmob_p, pmob_o;
+} Counts;
+
+static inline int cap(int v, int size) { return v < size ? v : size - 1; }
+
+/* The count tables' entries of a position (each side's moves and potential
+ * mobility, capped at the tables' sizes). */
+static inline void table_entries(const Counts *c, int at[EVAL_TABLE_LOOKUPS]) {
+    at[0] = TAB_MOB_P + cap(c->mob_p, EVAL_MOB_SIZE);
+    at[1] = TAB_MOB_O + cap(c->mob_o, EVAL_MOB_SIZE);
+    at[2] = TAB_PMOB_P + cap(c->pmob_p, EVAL_PMOB_SIZE);
+    at[3] = TAB_PMOB_O + cap(c->pmob_o, EVAL_PMOB_SIZE);
+}
 
 static EvalModel *slots[EVAL_SLOTS];
 static EvalModel *active;
@@ -404,7 +432,7 @@ void eval_model_free(EvalModel *m) {
     free(m);
 }
 
-EvalModel *eval_model_new(const u64 *masks, int n_types) {
+EvalModel *eval_model_new(const u64 *masks, int n_types, int tables) {
     if (n_types < 0 || n_types > EVAL_MAX_TYPES) return NULL;
     for (int t = 0; t < n_types; ++t)
         if (!masks[t] || bb_count(masks[t]) > EVAL_MAX_SQUARES) return NULL;
@@ -412,6 +440,7 @@ EvalModel *eval_model_new(const u64 *masks, int n_types) {
     if (!m) return NULL;
     memset(m, 0, sizeof *m);
     m->n_types = n_types;
+    m->tables = tables != 0;
     memcpy(m->type_mask, masks, sizeof(u64) * (size_t)n_types);
     if (build_patterns(m) != 0 || build_instance_reads(m) != 0) {
         eval_model_free(m);
@@ -425,8 +454,13 @@ EvalModel *eval_model_new(const u64 *masks, int n_types) {
 
 int eval_model_types(const EvalModel *m) { return m->n_types; }
 u64 eval_model_mask(const EvalModel *m, int type) { return m->type_mask[type]; }
-int eval_model_patterns(const EvalModel *m) { return m->n_inst; }
-int eval_model_weights(const EvalModel *m) { return m->canon_total; }
+int eval_model_tables(const EvalModel *m) { return m->tables; }
+int eval_model_patterns(const EvalModel *m) {
+    return m->n_inst + (m->tables ? EVAL_TABLE_LOOKUPS : 0);
+}
+int eval_model_weights(const EvalModel *m) {
+    return m->canon_total + (m->tables ? EVAL_TABLE_WEIGHTS : 0);
+}
 int eval_model_fitted(const EvalModel *m) { return m->w_raw != NULL; }
 
 void eval_default_init(void) {
@@ -439,7 +473,7 @@ void eval_default_init(void) {
     use_vbmi = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512vbmi") && !env_refuses("OUTFLANK_NO_VBMI");
 #endif
-    slots[0] = eval_model_new(EVAL_LEGACY_MASKS, EVAL_LEGACY_TYPES);
+    slots[0] = eval_model_new(EVAL_LEGACY_MASKS, EVAL_LEGACY_TYPES, 0);
     if (!slots[0]) abort(); /* out of memory at start-up */
     active = slots[0];
     active_slot = 0;
@@ -479,7 +513,7 @@ static int expand_weights(EvalModel *m, const int *anchors, int n_anchors,
     size_t bytes = (size_t)61 * (size_t)m->raw_total * sizeof(short) + 2;
     short *w = mem_alloc_large(bytes);
     if (!w) return -2;
-    size_t n_pat = (size_t)m->canon_total;
+    size_t n_pat = (size_t)eval_model_weights(m);
     for (int e = 0; e <= 60; ++e) {
         /* linear interpolation between the anchors around e */
         int a = 0;
@@ -497,6 +531,11 @@ static int expand_weights(EvalModel *m, const int *anchors, int n_anchors,
                 int va = (int16_t)(pa[c] | pa[c + 1] << 8), vb = (int16_t)(pb[c] | pb[c + 1] << 8);
                 we[m->type_raw_off[ty] + r] = (short)((va * (span - t) + vb * t) / span);
             }
+        for (int k = 0; m->tables && k < EVAL_TABLE_WEIGHTS; ++k) {
+            size_t c = (size_t)(m->canon_total + k) * 2;
+            int va = (int16_t)(pa[c] | pa[c + 1] << 8), vb = (int16_t)(pb[c] | pb[c + 1] << 8);
+            m->w_tab[e][k] = (va * (span - t) + vb * t) / span;
+        }
         for (int i = 0; i <= EVAL_NUM; ++i) {
             int va = read_i32(num + ((size_t)a * (EVAL_NUM + 1) + (size_t)i) * 4);
             int vb = read_i32(num + ((size_t)b * (EVAL_NUM + 1) + (size_t)i) * 4);
@@ -511,20 +550,28 @@ static int expand_weights(EvalModel *m, const int *anchors, int n_anchors,
 int eval_default_load(const void *data, size_t len, int slot) {
     static const char magic2[8] = {'O', 'F', 'E', 'V', 'A', 'L', '2', 0};
     static const char magic3[8] = {'O', 'F', 'E', 'V', 'A', 'L', '3', 0};
+    static const char magic4[8] = {'O', 'F', 'E', 'V', 'A', 'L', '4', 0};
     const unsigned char *p = data;
     if (slot < 0 || slot >= EVAL_SLOTS || len < 20) return -1;
     u64 masks[EVAL_MAX_TYPES];
-    int n_types;
+    int n_types, tables = 0;
     size_t at = 8;
     if (memcmp(p, magic2, 8) == 0) {
         n_types = EVAL_LEGACY_TYPES;
         memcpy(masks, EVAL_LEGACY_MASKS, sizeof EVAL_LEGACY_MASKS);
-    } else if (memcmp(p, magic3, 8) == 0) {
+    } else if (memcmp(p, magic3, 8) == 0 || memcmp(p, magic4, 8) == 0) {
+        int v4 = p[6] == '4';
         n_types = read_i32(p + 8);
-        if (n_types < 1 || n_types > EVAL_MAX_TYPES || len < 12 + (size_t)n_types * 8 + 12)
+        if (n_types < 1 || n_types > EVAL_MAX_TYPES ||
+            len < 12 + (size_t)n_types * 8 + (size_t)(v4 ? 4 : 0) + 12)
             return -1;
         for (int t = 0; t < n_types; ++t) masks[t] = read_u64(p + 12 + 8 * (size_t)t);
         at = 12 + (size_t)n_types * 8;
+        if (v4) {
+            tables = read_i32(p + at);
+            if (tables != 0 && tables != 1) return -1;
+            at += 4;
+        }
     } else {
         return -1;
     }
@@ -541,9 +588,9 @@ int eval_default_load(const void *data, size_t len, int slot) {
     }
     const unsigned char *pat = p + at + 4 * (size_t)n_anchors;
     const unsigned char *num = pat + (size_t)n_anchors * (size_t)n_pat * 2;
-    EvalModel *m = eval_model_new(masks, n_types);
+    EvalModel *m = eval_model_new(masks, n_types, tables);
     if (!m) return -1; /* bad masks (or out of memory, a rarity) */
-    if (m->canon_total != n_pat) {
+    if (eval_model_weights(m) != n_pat) {
         eval_model_free(m);
         return -1;
     }
@@ -559,10 +606,14 @@ int eval_default_load(const void *data, size_t len, int slot) {
     return 0;
 }
 
-static void numeric_features(u64 P, u64 O, int num[EVAL_NUM]) {
+static void numeric_features(u64 P, u64 O, int num[EVAL_NUM], Counts *c) {
     u64 empty = ~(P | O);
-    num[0] = bb_count(bb_moves(P, O)) - bb_count(bb_moves(O, P));
-    num[1] = bb_count(bb_neighbours(O) & empty) - bb_count(bb_neighbours(P) & empty);
+    c->mob_p = bb_count(bb_moves(P, O));
+    c->mob_o = bb_count(bb_moves(O, P));
+    c->pmob_p = bb_count(bb_neighbours(O) & empty);
+    c->pmob_o = bb_count(bb_neighbours(P) & empty);
+    num[0] = c->mob_p - c->mob_o;
+    num[1] = c->pmob_p - c->pmob_o;
     num[2] = bb_stable_diff(P, O);
     num[3] = bb_count(P) - bb_count(O);
     num[4] = (bb_count(empty) & 1) ? 1 : -1;
@@ -598,18 +649,26 @@ void eval_model_features(const EvalModel *m, u64 P, u64 O, int *pat, int num[EVA
         int t = m->inst_type[i];
         pat[i] = m->type_canon_off[t] + m->canon_of[t][raw[i] - m->type_raw_off[t]];
     }
-    numeric_features(P, O, num);
+    Counts c;
+    numeric_features(P, O, num, &c);
+    if (m->tables) {
+        int at[EVAL_TABLE_LOOKUPS];
+        table_entries(&c, at);
+        for (int k = 0; k < EVAL_TABLE_LOOKUPS; ++k) pat[m->n_inst + k] = m->canon_total + at[k];
+    }
 }
 
 int eval_default_hand(u64 P, u64 O) {
     int num[EVAL_NUM];
-    numeric_features(P, O, num);
+    Counts c;
+    numeric_features(P, O, num, &c);
     return eval_hand(P, O, num);
 }
 
 int eval_model_score(const EvalModel *m, u64 P, u64 O) {
     int num[EVAL_NUM];
-    numeric_features(P, O, num);
+    Counts c;
+    numeric_features(P, O, num, &c);
     if (!m->w_raw) return eval_hand(P, O, num);
     int e = bb_count(~(P | O));
     if (e > 60) e = 60;
@@ -625,6 +684,12 @@ int eval_model_score(const EvalModel *m, u64 P, u64 O) {
 #endif
         s += pattern_sum_soft(m, P, O, w);
     for (int i = 0; i < EVAL_NUM; ++i) s += wn[i] * num[i];
+    if (m->tables) {
+        int at[EVAL_TABLE_LOOKUPS];
+        table_entries(&c, at);
+        const int *wt = m->w_tab[e];
+        s += wt[at[0]] + wt[at[1]] + wt[at[2]] + wt[at[3]];
+    }
     return s;
 }
 

@@ -26,6 +26,16 @@
 #define EVAL_SLOTS 4          /* models held at once */
 #define EVAL_LEGACY_TYPES 11  /* the pattern types of a version-2 weight file */
 
+/* Count tables (a model "with tables", version-4 weight files): one weight
+ * per value of a count, by phase, for the mover's and the opponent's legal
+ * moves and potential mobility (empty squares next to the other side's
+ * discs), so that the evaluation can weigh, say, the step from one move to
+ * none more than the step from 15 to 14. Larger counts use the last entry. */
+#define EVAL_MOB_SIZE 32      /* legal moves 0..31 */
+#define EVAL_PMOB_SIZE 48     /* potential mobility 0..47 */
+#define EVAL_TABLE_LOOKUPS 4  /* mover's moves, opponent's, mover's potential, opponent's */
+#define EVAL_TABLE_WEIGHTS (2 * EVAL_MOB_SIZE + 2 * EVAL_PMOB_SIZE)
+
 /* The pattern types a version-2 weight file implies: corner 3x3, edge + 2 X,
  * corner 2x5, rows 2, 3, 4, diagonals of 8, 7, 6, 5, 4 squares. */
 extern const u64 EVAL_LEGACY_MASKS[EVAL_LEGACY_TYPES];
@@ -40,17 +50,21 @@ void eval_default_init(void);
  * loaded). */
 int eval_default(u64 P, u64 O);
 
-/* A model of the given pattern types without weights, or NULL when a mask
+/* A model of the given pattern types (and, when tables is true, the count
+ * tables) without weights, or NULL when a mask
  * is empty or has more than EVAL_MAX_SQUARES squares, or the types have
  * more than EVAL_MAX_PATTERNS instances (or memory runs out). An instance
  * of a type is its mask seen through one of the 8 board symmetries (the
  * distinct ones), in the order of the types, then of the symmetries. */
-EvalModel *eval_model_new(const u64 *masks, int n_types);
+EvalModel *eval_model_new(const u64 *masks, int n_types, int tables);
 void eval_model_free(EvalModel *m);
 
-/* Sizes: pattern types, instances, weights per phase (canonical
- * configurations, type after type), and whether weights are loaded. */
+/* Sizes: pattern types, look-ups per position (the instances, then the
+ * count tables' EVAL_TABLE_LOOKUPS if it has them), weights per phase (the
+ * canonical configurations, type after type, then EVAL_TABLE_WEIGHTS if it
+ * has tables), whether it has count tables, and whether weights are loaded. */
 int eval_model_types(const EvalModel *m);
+int eval_model_tables(const EvalModel *m);
 u64 eval_model_mask(const EvalModel *m, int type);
 int eval_model_patterns(const EvalModel *m);
 int eval_model_weights(const EvalModel *m);
@@ -58,7 +72,9 @@ int eval_model_fitted(const EvalModel *m);
 
 /* The features of a position, as used for fitting the weights:
  * pat[0..eval_model_patterns(m)-1]: indices into the model's weight vector
- *   (eval_model_weights(m) entries);
+ *   (eval_model_weights(m) entries): one per instance, then (a model with
+ *   tables) one per count table: the mover's legal moves, the opponent's,
+ *   the mover's potential mobility, the opponent's;
  * num[0..EVAL_NUM-1]: mobility, potential mobility, stable discs, discs,
  *   parity, corners (mover minus opponent; parity +1 for odd empties). */
 void eval_model_features(const EvalModel *m, u64 P, u64 O, int *pat, int num[EVAL_NUM]);
@@ -73,6 +89,9 @@ int eval_model_score(const EvalModel *m, u64 P, u64 O);
  * the model's count), numeric features N (must equal EVAL_NUM); int32
  * anchor phases [A] (empties, ascending); int16 pattern weights [A][W];
  * int32 numeric weights then constant [A][N + 1]; all in 1/100 disc.
+ * Version 4: as version 3, with an int32 after the masks: 1 when the model
+ * has count tables (their EVAL_TABLE_WEIGHTS weights then follow the pattern
+ * weights in each anchor's row, W counting them), else 0.
  * Version 2: "OFEVAL2\0" then the same from A on, for the legacy types.
  * Weights between anchors are interpolated linearly; beyond the last, the
  * last anchor's. Returns 0, -1 for a malformed file or slot, -2 out of
