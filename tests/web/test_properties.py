@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from outflank.board import SQUARE_NAMES, Board
 from outflank.web.app import create_app
+from outflank.web.live import _cells
 
 ACTIONS = st.lists(
     st.one_of(
@@ -71,3 +72,14 @@ def test_random_requests_keep_the_game_consistent(
         assert board.obf()[:64] == state["board"]
         assert sorted(state["legal"]) == sorted(str(m) for m in board.legal_moves if not m.is_pass)
         assert state["status"] == ("over" if board.is_game_over() else "playing")
+
+
+@settings(max_examples=300, deadline=None)
+@given(occupied=st.integers(0, 2**64 - 1), split=st.integers(0, 2**64 - 1))
+def test_the_states_board_has_each_square_of_the_position(occupied: int, split: int) -> None:
+    black, white = occupied & split, occupied & ~split
+    board = Board(black, white)
+    expected = "".join(
+        "-" if (piece := board.piece_at(sq)) is None else piece.letter for sq in range(64)
+    )
+    assert _cells(black, white) == expected

@@ -48,8 +48,17 @@ def color_name(board: Board) -> str:
     return _NAMES[board.turn]
 
 
+_ZEROS = int.from_bytes(b"0" * 64, "big")
+_CELL = bytes.maketrans(b"\x00\x01\x02", b"-XO")
+
+
 def _cells(black: int, white: int) -> str:
-    return "".join("X" if black >> sq & 1 else "O" if white >> sq & 1 else "-" for sq in range(64))
+    """The board as 64 characters, a1 first: ``X`` black, ``O`` white, ``-`` empty."""
+    # each side's squares as 64 ASCII digits, square 0 first; added byte by
+    # byte (black + 2 * white: 0, 1 or 2, no carry) in one integer sum
+    blacks = int.from_bytes(format(black, "064b")[::-1].encode(), "big")
+    whites = int.from_bytes(format(white, "064b")[::-1].encode(), "big")
+    return (blacks + 2 * whites - 3 * _ZEROS).to_bytes(64, "big").translate(_CELL).decode()
 
 
 @dataclass
