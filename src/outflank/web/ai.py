@@ -91,13 +91,15 @@ class Deadlines:
         """Call ``fn`` in ``delay`` seconds; returns a handle for :meth:`cancel`."""
         with self._cond:
             handle = next(self._seq)
-            heapq.heappush(self._heap, (time.monotonic() + delay, handle, fn))
+            entry = (time.monotonic() + delay, handle, fn)
+            heapq.heappush(self._heap, entry)
             if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._run, name="outflank-deadlines", daemon=True
                 )
                 self._thread.start()
-            self._cond.notify()
+            if self._heap[0] is entry:  # sooner than the thread waits for: wake it
+                self._cond.notify()
             return handle
 
     def cancel(self, handle: int) -> None:

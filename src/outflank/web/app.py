@@ -141,7 +141,7 @@ def _schema(app: FastAPI) -> Callable[[], dict[str, Any]]:
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Start the service (and resume unfinished games) before serving; close it after."""
     service: GameService = app.state.service
-    service.people.watch(asyncio.get_running_loop())
+    service.attach(asyncio.get_running_loop())
     await run_in_threadpool(service.start)
     resumed = service.resume()
     if resumed:

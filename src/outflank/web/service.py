@@ -13,6 +13,8 @@ for a lease, and moves whose claimer died are swept up by the others.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import importlib
 import json
@@ -25,11 +27,11 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 from outflank.board import Board, Move, Rules, parse_position
 from outflank.errors import OutflankError, SearchLimitError
-from outflank.web.ai import EngineUnavailableError, Thinker, describe, engine_available
+from outflank.web.ai import AIMove, EngineUnavailableError, Thinker, describe, engine_available
 from outflank.web.analysis import AnalysisQueue, Busy, Cancel, Cancelled, TimedOut
 from outflank.web.hub import Event, Hub
 from outflank.web.live import COLORS, LiveGame, Seat, color_name
@@ -43,6 +45,7 @@ from outflank.web.store import Conflict, GameStore
 __all__ = ["GameError", "GameService"]
 
 log = logging.getLogger("outflank.web")
+T = TypeVar("T")
 
 EVAL_DEPTH = 4
 _LOCK_STRIPES = 64
@@ -67,6 +70,15 @@ class GameError(Exception):
         self.status = status
         self.message = message
         self.retry_after = retry_after
+
+
+class _Searched(NamedTuple):
+    """An AI move searched, to be made if the game is still at ``version``."""
+
+    game_id: str
+    version: int
+    choice: AIMove
+    both_ai: bool
 
 
 @dataclass(frozen=True)
@@ -125,10 +137,21 @@ class GameService:
         self._closed = False
         # people's requests are answered before the next AI move is made
         self.people = people or PeopleFirst()
-        self.scheduler = AIScheduler(workers, self._ai_step, pause=self.people.wait_turn)
+        self.loop: asyncio.AbstractEventLoop | None = None  # see attach()
+        self.scheduler = AIScheduler(
+            workers,
+            self._ai_step,
+            pause=self.people.wait_turn,
+            # one process on SQLite: people's games' AI moves made in batches on the loop
+            batch=None if storage.shared else self._ai_steps,
+        )
         # several processes on one database (PostgreSQL): events relayed
         # between them, AI moves claimed by one, owed moves swept up
         self.shared = storage.shared
+        #: a request's change runs on the event loop itself (one process on
+        #: SQLite: a change and its commit cost less than a thread's round
+        #: trip), not on a worker thread (PostgreSQL: waits on the server)
+        self.inline = not self.shared
         self.origin = f"{socket.gethostname()}:{os.getpid()}:{token.token_hex(4)}"
         self.relay: PgRelay | None = None
         self._remote_thinking: dict[str, str] = {}
@@ -357,12 +380,17 @@ class GameService:
             )
 
     def _change(
-        self, game_id: str, change: Callable[[LiveGame], _Written | None]
+        self,
+        game_id: str,
+        change: Callable[[LiveGame], _Written | None],
+        *,
+        publish: bool = True,
     ) -> LiveGame | None:
         """Apply ``change`` to a copy of the game, write it through, cache and
-        publish it; returns the new game (None if ``change`` returned None:
-        nothing to do). A game another process changed first is read again
-        and the change tried once more; then 409."""
+        publish it (``publish=False``: the caller will, once committed);
+        returns the new game (None if ``change`` returned None: nothing to
+        do). A game another process changed first is read again and the
+        change tried once more; then 409."""
         for attempt in range(2):
             with self._game_lock(game_id):
                 current = self._game(game_id)
@@ -386,7 +414,8 @@ class GameService:
                             409, "the game changed meanwhile; reload and try again"
                         ) from None
                     continue
-                self._publish(game)
+                if publish:
+                    self._publish(game)
                 return game
         raise AssertionError("unreachable")
 
@@ -563,6 +592,14 @@ class GameService:
             return None
 
     def _ai_move(self, game_id: str) -> Next | None:
+        searched = self._ai_search(game_id)
+        if searched is None:
+            return None
+        return self._ai_finish(searched)[0]
+
+    def _ai_search(self, game_id: str) -> _Searched | None:
+        """Search the AI move of the game if an AI is to move (None if none
+        is, or another process claimed it). Runs on a scheduler thread."""
         game = self.store.get(game_id)
         if game is None:
             return None
@@ -592,6 +629,15 @@ class GameService:
             self._thinking.pop(game_id, None)
         if self._closed:  # stopped by close(): a cut-short search is no move; resume() redoes it
             return None
+        return _Searched(game_id, version, choice, both_ai)
+
+    def _ai_finish(
+        self, searched: _Searched, publish: bool = True
+    ) -> tuple[Next | None, LiveGame | None]:
+        """Make a searched AI move if the game is still where it was searched:
+        what to do next, and the game made (``publish=False``: its
+        listeners are not told yet)."""
+        game_id, version, choice, both_ai = searched
         stale = False
 
         def change(game: LiveGame) -> _Written | None:
@@ -602,17 +648,90 @@ class GameService:
             return self._play(game, choice.move, "ai", choice)
 
         try:
-            moved = self._change(game_id, change)
+            moved = self._change(game_id, change, publish=publish)
         except GameError as exc:
             if exc.status != 409:
                 raise
-            return Next(both_ai)
+            return Next(both_ai), None
         if moved is None:
-            return Next(both_ai) if stale else None
+            return (Next(both_ai) if stale else None), None
         if moved.ai_to_move() is None:
-            return None
+            return None, moved
         # the AI is to move again: after a pause when two AIs play (for a person to follow)
-        return Next(both_ai, self.ai_delay if both_ai else 0.0)
+        return Next(both_ai, self.ai_delay if both_ai else 0.0), moved
+
+    def _ai_steps(self, game_ids: list[str]) -> dict[str, Next | None]:
+        """One AI move in each of several people's games (one process on
+        SQLite): each searched here, on a scheduler thread, then all made on
+        the event loop with one commit (:meth:`GameStore.batch`), and only
+        then published. What each game asks for next."""
+        found: list[_Searched] = []
+        for game_id in game_ids:
+            if self._closed:
+                break
+            try:
+                searched = self._ai_search(game_id)
+            except (GameError, DatabaseError) as exc:  # the game or its file went away
+                log.warning("AI move not saved in game %s: %s", game_id, exc)
+                continue
+            if searched is not None:
+                found.append(searched)
+        if not found or self._closed:
+            return {}
+        return self._on_loop(lambda: self._ai_make(found))
+
+    def _ai_make(self, found: list[_Searched]) -> dict[str, Next | None]:
+        """:meth:`_ai_steps`'s moves, made and committed at once, then published."""
+        follow: dict[str, Next | None] = {}
+        made: list[LiveGame] = []
+        try:
+            with self.store.batch():
+                for searched in found:
+                    follow[searched.game_id], game = self._ai_finish(searched, publish=False)
+                    if game is not None:
+                        made.append(game)
+        except (GameError, DatabaseError) as exc:  # the file went away: nothing was saved
+            names = ", ".join(searched.game_id for searched in found)
+            log.warning("AI moves not saved in games %s: %s", names, exc)
+            return {}
+        for game in made:
+            self._publish(game)
+        return follow
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Serve on ``loop``: people's requests are counted there
+        (:meth:`PeopleFirst.watch`) and, on SQLite, the AI moves are made
+        there, where the requests' changes are made (no lock is waited for)."""
+        self.loop = loop
+        self.people.watch(loop)
+
+    def _on_loop(self, work: Callable[[], T]) -> T:
+        """``work()`` run on the event loop the service is attached to, for a
+        scheduler thread that waits for its result; run here if there is no
+        loop running (a service used without a server, or a server stopping)."""
+        loop = self.loop
+        if loop is None or loop.is_closed() or not loop.is_running():
+            return work()
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+        def run() -> None:
+            if future.set_running_or_notify_cancel():  # not taken back by the thread
+                try:
+                    future.set_result(work())
+                except BaseException as exc:
+                    future.set_exception(exc)
+
+        try:
+            loop.call_soon_threadsafe(run)
+        except RuntimeError:  # the loop closed meanwhile
+            return work()
+        while True:
+            try:
+                return future.result(timeout=1.0)
+            except concurrent.futures.TimeoutError:
+                stopped = loop.is_closed() or not loop.is_running()
+                if stopped and future.cancel():  # it will never run there: run it here
+                    return work()
 
     def resume(self) -> int:
         """After a restart: let the AI move in every game waiting for it."""

@@ -10,6 +10,10 @@ fails if anyone else changed the game first), and only then put in the
 cache. Nothing is lost if the server dies at any point: the database
 holds every committed change, and a restarted server loads from it.
 
+Several changes (AI moves of several games) may be saved in one transaction
+(:meth:`GameStore.batch`): one commit for them all, and the changed games
+cached once it is done.
+
 When several processes share the database (``verify=True``), every use of
 a cached game first reads its version (one indexed query); a game changed
 by another process is loaded again.
@@ -110,6 +114,7 @@ class GameStore:
         self._cache: OrderedDict[str, LiveGame] = OrderedDict()
         self._lock = threading.Lock()
         self._sql = _Statements(storage)
+        self._local = threading.local()  # this thread's batch, if any
 
     # ------------------------------------------------------------ reading
     def _single(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, int]:
@@ -324,8 +329,14 @@ class GameStore:
         stored game is no longer at ``old_version``; then caches ``game``."""
         if seat is None and self._sql.usable:
             self._save_raw(game, old_version, dropped_from, new_plies)
-            self.keep(game)
+            batch = getattr(self._local, "batch", None)
+            if batch is None:
+                self.keep(game)
+            else:
+                batch.append(game)  # cached once the batch is committed
             return
+        if getattr(self._local, "batch", None) is not None:
+            raise RuntimeError("a batch saves moves only (no new seat settings)")
         with self.storage.writing(), self.storage.engine.begin() as connection:
             done = connection.execute(
                 update(GAMES)
@@ -359,10 +370,36 @@ class GameStore:
         self.keep(game)
 
     @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Save this thread's changes in the block (:meth:`save`: moves, undos,
+        not seats) in one transaction, committed at the end of the block and
+        only then cached; if the block or the commit raises, nothing of it is
+        written (the cache keeps the games as they were). A
+        :class:`Conflict` inside the block writes nothing for that game and
+        leaves the others' changes in the batch."""
+        if not self._sql.usable or getattr(self._local, "batch", None) is not None:
+            yield  # no raw statements here (or already in a batch): save one by one
+            return
+        saved: list[LiveGame] = []
+        with self._raw_transaction() as cursor:
+            self._local.cursor, self._local.batch = cursor, saved
+            try:
+                yield
+            finally:
+                self._local.cursor = self._local.batch = None
+        for game in saved:
+            self.keep(game)
+
+    @contextlib.contextmanager
     def _raw_transaction(self) -> Iterator[Any]:
         """A driver cursor in one transaction on a pooled connection, under
         the storage's write lock: committed at the end of the block, rolled
-        back if it raises."""
+        back if it raises. In a :meth:`batch`, the batch's cursor (its
+        transaction is committed by the batch)."""
+        cursor = getattr(self._local, "cursor", None)
+        if cursor is not None:
+            yield cursor
+            return
         with self.storage.writing():
             raw = self.storage.engine.raw_connection()
             try:

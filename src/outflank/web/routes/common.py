@@ -10,9 +10,11 @@ endpoint. The schema-driven tests hold every answer to what is documented.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import BaseModel
 from starlette.requests import HTTPConnection
@@ -26,6 +28,7 @@ __all__ = [
     "Reviews",
     "Service",
     "answers",
+    "changing",
     "errors_as_json",
     "game_reviews",
     "game_service",
@@ -105,6 +108,20 @@ async def game_reviews(connection: HTTPConnection) -> ReviewJobs:
 
 #: An endpoint's parameter annotated ``Reviews`` receives the app's reviews.
 Reviews = Annotated[ReviewJobs, Depends(game_reviews)]
+
+
+T = TypeVar("T")
+
+
+async def changing(service: GameService, change: Callable[..., T], *args: Any) -> T:
+    """Run ``change(*args)`` (a move, an undo, a new game...) for a request:
+    on the event loop itself when this process alone writes the database
+    (SQLite: the change and its commit take a fraction of a millisecond,
+    less than handing it to a thread and back), else on a worker thread
+    (PostgreSQL: each change waits for the database server)."""
+    if service.inline:
+        return change(*args)
+    return await run_in_threadpool(change, *args)
 
 
 def json_text(text: str, status: int = 200) -> Response:

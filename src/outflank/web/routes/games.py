@@ -11,7 +11,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import PlainTextResponse, Response
 
 from outflank.web.answers import GameList, GameState, NewGameAnswer
-from outflank.web.routes.common import Service, answers, json_text
+from outflank.web.routes.common import Service, answers, changing, json_text
 from outflank.web.schemas import NewGame, PlayerUpdate
 from outflank.web.service import GameService
 
@@ -49,10 +49,10 @@ def _with_links(responses: dict[int | str, dict[str, Any]]) -> dict[int | str, d
     operation_id="create_game",
     responses=_with_links(answers(NewGameAnswer, 400, 413, 429, status=201)),
 )
-def create_game(spec: NewGame, request: Request, service: Service) -> Response:
+async def create_game(spec: NewGame, request: Request, service: Service) -> Response:
     """Start a game. The answer holds the seats' secrets: keep them, share one."""
     client = request.client.host if request.client else None
-    return json_text(service.create(spec, client), 201)
+    return json_text(await changing(service, service.create, spec, client), 201)
 
 
 @router.get(
@@ -109,9 +109,10 @@ async def _wait_for_version(service: GameService, game_id: str, since: int, wait
     operation_id="update_player",
     responses=answers(GameState, 403, 404, 409, 413),
 )
-def update_player(game_id: str, color: str, body: PlayerUpdate, service: Service) -> Response:
+async def update_player(game_id: str, color: str, body: PlayerUpdate, service: Service) -> Response:
     """New settings for an AI seat (level, region biases, look-ahead) mid-game."""
-    return json_text(service.update_player(game_id, body.seat, color, body.player))
+    change = service.update_player
+    return json_text(await changing(service, change, game_id, body.seat, color, body.player))
 
 
 @router.get(

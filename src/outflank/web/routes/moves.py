@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from outflank.web.answers import GameState
-from outflank.web.routes.common import Service, answers, json_text
+from outflank.web.routes.common import Service, answers, changing, json_text
 from outflank.web.schemas import MoveRequest, SeatRequest
 
 __all__ = ["router"]
@@ -19,9 +19,9 @@ router = APIRouter()
     operation_id="play",
     responses=answers(GameState, 400, 403, 404, 409, 413),
 )
-def play(game_id: str, body: MoveRequest, service: Service) -> Response:
+async def play(game_id: str, body: MoveRequest, service: Service) -> Response:
     """Play a move for the seat whose secret is given."""
-    return json_text(service.play(game_id, body.seat, body.move))
+    return json_text(await changing(service, service.play, game_id, body.seat, body.move))
 
 
 @router.post(
@@ -29,9 +29,9 @@ def play(game_id: str, body: MoveRequest, service: Service) -> Response:
     operation_id="undo",
     responses=answers(GameState, 403, 404, 409, 413),
 )
-def undo(game_id: str, body: SeatRequest, service: Service) -> Response:
+async def undo(game_id: str, body: SeatRequest, service: Service) -> Response:
     """Take back moves until the seat holder is to move again."""
-    return json_text(service.undo(game_id, body.seat))
+    return json_text(await changing(service, service.undo, game_id, body.seat))
 
 
 @router.post(
@@ -39,6 +39,6 @@ def undo(game_id: str, body: SeatRequest, service: Service) -> Response:
     operation_id="redo",
     responses=answers(GameState, 403, 404, 409, 413),
 )
-def redo(game_id: str, body: SeatRequest, service: Service) -> Response:
+async def redo(game_id: str, body: SeatRequest, service: Service) -> Response:
     """Replay taken-back moves up to the seat holder's next turn."""
-    return json_text(service.redo(game_id, body.seat))
+    return json_text(await changing(service, service.redo, game_id, body.seat))

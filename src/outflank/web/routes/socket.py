@@ -21,7 +21,7 @@ from sqlalchemy.exc import OperationalError
 from outflank.web.errors import database_message, quote
 from outflank.web.hub import Event
 from outflank.web.middleware import MAX_BODY
-from outflank.web.routes.common import Service
+from outflank.web.routes.common import Service, changing
 from outflank.web.service import GameError, GameService
 from outflank.web.storage import DatabaseError
 
@@ -138,10 +138,10 @@ async def _answer(
                     "a move message needs 'move': a square such as d3 (16 characters or less)",
                 )
             with service.people.serving():
-                await run_in_threadpool(service.play, game_id, seat, move)
+                await changing(service, service.play, game_id, seat, move)
         elif kind in ("undo", "redo"):
             with service.people.serving():
-                await run_in_threadpool(getattr(service, kind), game_id, seat)
+                await changing(service, getattr(service, kind), game_id, seat)
         else:
             raise GameError(
                 400, f"unknown message type {quote(kind)}: expected move, undo, redo, ping"
