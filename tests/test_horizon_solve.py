@@ -29,7 +29,7 @@ def positions(seed: int, empties: int, count: int) -> list[Board]:
 
 
 def test_the_settings_by_name(defaults: dict[str, int]) -> None:
-    assert defaults == {"time_soft": 40, "mid_solve": 8}
+    assert defaults == {"time_soft": 40, "mid_solve": 8, "end_stages": 5}
     assert _core.tune("mid_solve", 0)["mid_solve"] == 0
     assert _core.tune()["mid_solve"] == 0
     with pytest.raises(ValueError, match="unknown search setting 'nope'"):
@@ -71,3 +71,51 @@ def test_searches_with_the_horizon_solve_agree_with_the_solver_on_the_best_score
     for board in positions(7, 12, 6):
         result = midgame.search(board, depth=12)
         assert result.score == solver.solve(board).score, board.obf()
+
+
+def timed_iterations(board: Board, time: float) -> tuple[list[tuple[int, int]], dict]:
+    """(depth, score) of each completed iteration of a timed selective
+    search by a fresh one-thread searcher, and its result."""
+    searcher = _core.Searcher(16, threads=1)
+    done: list[tuple[int, int]] = []
+    result = searcher.search(
+        board.player, board.opponent, time=time, selective=100,
+        callback=lambda depth, score, *_: done.append((depth, score)),
+    )  # fmt: skip
+    return done, result
+
+
+def test_a_timed_search_that_reaches_the_end_widens_its_margins(
+    defaults: dict[str, int],
+) -> None:
+    """Past the end of the game a timed selective search searches the same
+    tree again with wider probable cut-off margins; its last stage has none,
+    so (every leaf solved) its score is the exact one. The reported depth
+    stays the number of empty squares."""
+    solver = Engine(endgame=64, threads=1)
+    stages = defaults["end_stages"]
+    for board in positions(61, 15, 6):
+        done, result = timed_iterations(board, 60.0)
+        empties = board.empties
+        assert [d for d, _ in done] == list(range(1, empties + 1)) + [empties] * stages
+        assert result["depth"] == empties and not result["aborted"]
+        exact = solver.solve(board).score
+        assert done[-1][1] == result["score"] == round(exact * 100), board.obf()
+
+
+def test_without_stages_or_a_time_limit_the_search_stops_at_the_end(
+    defaults: dict[str, int],
+) -> None:
+    for board in positions(62, 15, 3):
+        empties = board.empties
+        searcher = _core.Searcher(16, threads=1)
+        done: list[int] = []
+        searcher.search(
+            board.player, board.opponent, selective=100,
+            callback=lambda depth, *_: done.append(depth),
+        )  # fmt: skip
+        assert done == list(range(1, empties + 1))  # no time limit: no stages
+        _core.tune("end_stages", 0)
+        stopped, _ = timed_iterations(board, 60.0)
+        assert [d for d, _ in stopped] == list(range(1, empties + 1))
+        _core.tune("end_stages", defaults["end_stages"])

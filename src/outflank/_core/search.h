@@ -197,6 +197,11 @@ typedef struct {
      * 160 positions of 21-24 empties at 0.1 s a move where 0 lost 0.71
      * (NTest at depth 14: 0.35), in less time (docs/engine.md) */
     int mid_solve;
+    /* once a selective midgame search reaches the end of the game (its
+     * depth covers every empty square), up to end_stages more iterations
+     * search the same tree with wider probable cut-off margins, the last
+     * with none (SELECTIVITY_STAGES in searcher.c; 0: stop there) */
+    int end_stages;
 } Tuning;
 
 extern Tuning tuning;

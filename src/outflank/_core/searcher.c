@@ -255,6 +255,19 @@ static int adopt_better_move(RootMove *moves, const RootMove *work, int n, int *
     return 1;
 }
 
+/* The selectivity stages of a timed selective midgame search that has
+ * reached the end of the game: once an iteration's depth covers every
+ * empty square, deeper iterations would search the same tree, and the
+ * search used to stop there with most of its time unspent. Each stage
+ * instead searches that tree again with wider probable cut-off margins, in
+ * % of the search's own (0: none, every leaf then exact), while time
+ * allows (tuning.end_stages of them). Each stage counts one ply deeper, so
+ * the table's bounds of a narrower stage order its moves but never cut
+ * it; the reported depth stays the number of empty squares. Searches
+ * without a time limit stop at the end of the game as before. */
+static const int SELECTIVITY_STAGES[] = {150, 200, 260, 330, 0};
+#define N_SELECTIVITY_STAGES ((int)(sizeof SELECTIVITY_STAGES / sizeof SELECTIVITY_STAGES[0]))
+
 static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"player", "opponent", "mode", "depth", "time",
                              "nodes", "callback", "analyze", "selective", NULL};
@@ -306,6 +319,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
         /* probable cut-offs: only the default evaluator's errors were measured */
         s->mpc_t = s->ev.kind == EVAL_DEFAULT ? selective : 0;
         s->fresh_cuts = analyze;
+        int base_t = s->mpc_t, stage = 0;
         for (int d = 1; d <= depth; ++d) {
             memcpy(work, moves, sizeof(RootMove) * (size_t)n);
             int v;
@@ -322,13 +336,14 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
             }
             memcpy(moves, work, sizeof(RootMove) * (size_t)n);
             score = v;
-            done_depth = d;
+            done_depth = d < empties ? d : empties;
             pv_len = s->pv_len[0];
             memcpy(pv, s->pv[0], sizeof(int) * (size_t)pv_len);
             double elapsed = search_now() - start;
             if (callback != Py_None) {
                 PyObject *pvl = pv_list(s);
-                PyObject *r = pvl ? PyObject_CallFunction(callback, "iiKdO", d, v,
+                PyObject *r = pvl ? PyObject_CallFunction(callback, "iiKdO",
+                                                          d < empties ? d : empties, v,
                                                           (unsigned long long)search_nodes(s),
                                                           elapsed, pvl)
                                   : NULL;
@@ -342,7 +357,12 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
                 }
                 Py_DECREF(r);
             }
-            if (d >= empties) break; /* the tree reaches the end of the game */
+            if (d >= empties) { /* the tree reaches the end of the game */
+                if (!s->deadline || !base_t || stage >= tuning.end_stages ||
+                    stage >= N_SELECTIVITY_STAGES)
+                    break;
+                s->mpc_t = base_t * SELECTIVITY_STAGES[stage++] / 100;
+            }
             if (s->deadline && elapsed > 0.01 * tuning.time_soft * time_limit)
                 break; /* the next one would not finish */
             if (search_stop_requested(s)) {
