@@ -112,7 +112,7 @@ def test_without_stages_or_a_time_limit_the_search_stops_at_the_end(
         done: list[int] = []
         searcher.search(
             board.player, board.opponent, selective=100,
-            callback=lambda depth, *_: done.append(depth),
+            callback=lambda depth, *_, done=done: done.append(depth),
         )  # fmt: skip
         assert done == list(range(1, empties + 1))  # no time limit: no stages
         _core.tune("end_stages", 0)
