@@ -502,8 +502,15 @@ static int32_t read_i32(const unsigned char *p) {
                      (uint32_t)p[3] << 24);
 }
 
+static int read_i16(const unsigned char *p) { return (int16_t)(p[0] | p[1] << 8); }
+
 static u64 read_u64(const unsigned char *p) {
     return (u64)(uint32_t)read_i32(p) | (u64)(uint32_t)read_i32(p + 4) << 32;
+}
+
+/* The weight t / span of the way from anchor value va to vb. */
+static int between(long long va, long long vb, int span, int t) {
+    return (int)((va * (span - t) + vb * t) / span);
 }
 
 /* Interpolate the file's anchor weights into m's per-empties tables. */
@@ -528,18 +535,17 @@ static int expand_weights(EvalModel *m, const int *anchors, int n_anchors,
         for (int ty = 0; ty < m->n_types; ++ty)
             for (int r = 0; r < m->type_raw_off[ty + 1] - m->type_raw_off[ty]; ++r) {
                 size_t c = (size_t)(m->type_canon_off[ty] + m->canon_of[ty][r]) * 2;
-                int va = (int16_t)(pa[c] | pa[c + 1] << 8), vb = (int16_t)(pb[c] | pb[c + 1] << 8);
-                we[m->type_raw_off[ty] + r] = (short)((va * (span - t) + vb * t) / span);
+                we[m->type_raw_off[ty] + r] =
+                    (short)between(read_i16(pa + c), read_i16(pb + c), span, t);
             }
         for (int k = 0; m->tables && k < EVAL_TABLE_WEIGHTS; ++k) {
             size_t c = (size_t)(m->canon_total + k) * 2;
-            int va = (int16_t)(pa[c] | pa[c + 1] << 8), vb = (int16_t)(pb[c] | pb[c + 1] << 8);
-            m->w_tab[e][k] = (va * (span - t) + vb * t) / span;
+            m->w_tab[e][k] = between(read_i16(pa + c), read_i16(pb + c), span, t);
         }
         for (int i = 0; i <= EVAL_NUM; ++i) {
             int va = read_i32(num + ((size_t)a * (EVAL_NUM + 1) + (size_t)i) * 4);
             int vb = read_i32(num + ((size_t)b * (EVAL_NUM + 1) + (size_t)i) * 4);
-            m->w_num[e][i] = (int)(((long long)va * (span - t) + (long long)vb * t) / span);
+            m->w_num[e][i] = between(va, vb, span, t);
         }
     }
     m->w_raw = w;

@@ -336,14 +336,13 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
             }
             memcpy(moves, work, sizeof(RootMove) * (size_t)n);
             score = v;
-            done_depth = d < empties ? d : empties;
+            done_depth = d < empties ? d : empties; /* a selectivity stage: the end */
             pv_len = s->pv_len[0];
             memcpy(pv, s->pv[0], sizeof(int) * (size_t)pv_len);
             double elapsed = search_now() - start;
             if (callback != Py_None) {
                 PyObject *pvl = pv_list(s);
-                PyObject *r = pvl ? PyObject_CallFunction(callback, "iiKdO",
-                                                          d < empties ? d : empties, v,
+                PyObject *r = pvl ? PyObject_CallFunction(callback, "iiKdO", done_depth, v,
                                                           (unsigned long long)search_nodes(s),
                                                           elapsed, pvl)
                                   : NULL;
