@@ -73,9 +73,9 @@ def test_searches_with_the_horizon_solve_agree_with_the_solver_on_the_best_score
         assert result.score == solver.solve(board).score, board.obf()
 
 
-def timed_iterations(board: Board, time: float) -> tuple[list[tuple[int, int]], dict]:
-    """(depth, score) of each completed iteration of a timed selective
-    search by a fresh one-thread searcher, and its result."""
+def iterations(board: Board, time: float) -> tuple[list[tuple[int, int]], dict]:
+    """(depth, score) of each completed iteration of a selective search by a
+    fresh one-thread searcher (time 0: no time limit), and its result."""
     searcher = _core.Searcher(16, threads=1)
     done: list[tuple[int, int]] = []
     result = searcher.search(
@@ -95,7 +95,7 @@ def test_a_timed_search_that_reaches_the_end_widens_its_margins(
     solver = Engine(endgame=64, threads=1)
     stages = defaults["end_stages"]
     for board in positions(61, 15, 6):
-        done, result = timed_iterations(board, 60.0)
+        done, result = iterations(board, 60.0)
         empties = board.empties
         assert [d for d, _ in done] == list(range(1, empties + 1)) + [empties] * stages
         assert result["depth"] == empties and not result["aborted"]
@@ -106,16 +106,11 @@ def test_a_timed_search_that_reaches_the_end_widens_its_margins(
 def test_without_stages_or_a_time_limit_the_search_stops_at_the_end(
     defaults: dict[str, int],
 ) -> None:
-    for board in positions(62, 15, 3):
-        empties = board.empties
-        searcher = _core.Searcher(16, threads=1)
-        done: list[int] = []
-        searcher.search(
-            board.player, board.opponent, selective=100,
-            callback=lambda depth, *_, done=done: done.append(depth),
-        )  # fmt: skip
-        assert done == list(range(1, empties + 1))  # no time limit: no stages
-        _core.tune("end_stages", 0)
-        stopped, _ = timed_iterations(board, 60.0)
-        assert [d for d, _ in stopped] == list(range(1, empties + 1))
-        _core.tune("end_stages", defaults["end_stages"])
+    boards = positions(62, 15, 3)
+    for board in boards:  # no time limit: no stages
+        done, _ = iterations(board, 0.0)
+        assert [d for d, _ in done] == list(range(1, board.empties + 1))
+    _core.tune("end_stages", 0)  # the fixture restores it
+    for board in boards:
+        done, _ = iterations(board, 60.0)
+        assert [d for d, _ in done] == list(range(1, board.empties + 1))
