@@ -16,7 +16,9 @@ engine computes them.
 --types chooses the pattern set: names of outflank.evalfit.PATTERN_SETS
 (legacy, triangle, ...) and of pattern types (outflank.evalfit.TYPES)
 joined by "+", e.g. legacy+edge2c. --tables adds count tables (a weight
-per value of each side's legal moves and potential mobility).
+per value of each side's legal moves and potential mobility). --balance S
+weighs each position by 1 / (1 + (label / S)^2) in the fit and in the
+validation error (the packaged weights: S = 5; docs/evaluation.md).
 --dry-run fits and reports without writing.
 Compute: about 2-3 minutes of one core per million positions for the
 legacy set, plus 1 GB of memory per million positions.
@@ -68,20 +70,29 @@ def scores(player: np.ndarray, opponent: np.ndarray, slot: int) -> np.ndarray:
     return np.frombuffer(raw, dtype=np.int32) / 100
 
 
-def error_table(empties: np.ndarray, label: np.ndarray, preds: dict[str, np.ndarray]) -> str:
-    """Markdown: mean absolute error (and RMSE) in discs per band of empties."""
+def error_table(
+    empties: np.ndarray, label: np.ndarray, preds: dict[str, np.ndarray], balance: float = 0.0
+) -> str:
+    """Markdown: mean absolute error (and RMSE) in discs per band of empties;
+    with ``balance``, also the MAE weighted as the fit weighs positions."""
     names = list(preds)
+    weight = evalfit.balance_weights(label, balance)
     head = "| empties | positions | " + " | ".join(f"MAE {n}" for n in names)
-    head += " | " + " | ".join(f"RMSE {n}" for n in names) + " |"
-    lines = [head, "|---" * (2 + 2 * len(names)) + "|"]
+    head += " | " + " | ".join(f"RMSE {n}" for n in names)
+    head += "".join(f" | balanced MAE {n}" for n in names) if balance else ""
+    lines = [head + " |", "|---" * (2 + (3 if balance else 2) * len(names)) + "|"]
     for lo, hi in [*BANDS, (1, 60)]:
         sel = (empties >= lo) & (empties <= hi)
         if not sel.any():
             continue
         mae = [float(np.mean(np.abs(preds[n][sel] - label[sel]))) for n in names]
         rmse = [float(np.sqrt(np.mean((preds[n][sel] - label[sel]) ** 2))) for n in names]
+        balanced = [
+            float(np.average(np.abs(preds[n][sel] - label[sel]), weights=weight[sel]))
+            for n in (names if balance else [])
+        ]
         band = "all" if (lo, hi) == (1, 60) else f"{lo}-{hi}"
-        cells = [f"{v:.2f}" for v in mae + rmse]
+        cells = [f"{v:.2f}" for v in mae + rmse + balanced]
         lines.append(f"| {band} | {int(sel.sum()):,} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -100,6 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--anchor-step", type=int, default=2, help="empties between anchor phases")
     ap.add_argument("--ridge", type=float, default=1.0)
     ap.add_argument("--smooth", type=float, default=10.0, help="tie between neighbouring phases")
+    ap.add_argument(
+        "--balance", type=float, default=0.0, metavar="S",
+        help="weigh each position by 1 / (1 + (label / S)^2), S in discs: positions near "
+        "an even game count most (0: all alike)",
+    )  # fmt: skip
     ap.add_argument("--max-iter", type=int, default=600)
     ap.add_argument("--patience", type=int, default=5, help="checks (of 10 iterations) w/o gain")
     ap.add_argument("--max-positions", type=int, default=0, help="use the first N positions")
@@ -126,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
             raise OutflankError("--anchor-step must be in 1..30")
         if args.ridge < 0 or args.smooth < 0 or args.max_iter < 1:
             raise OutflankError("need --ridge >= 0, --smooth >= 0 and --max-iter >= 1")
+        if not 0 <= args.balance < float("inf"):
+            raise OutflankError("--balance must be 0 (off) or a number of discs above 0")
         if args.keep_above is not None and args.prior is None:
             raise OutflankError("--keep-above needs --prior")
         if args.keep_below is not None and args.prior is None:
@@ -151,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         data["player"], data["opponent"], data["label"] / 100, data["game"], masks, anchors,
         ridge=args.ridge, smooth=args.smooth, max_iter=args.max_iter, patience=args.patience,
         prior=prior, keep_above=args.keep_above, keep_below=args.keep_below, tables=args.tables,
+        balance=args.balance,
     )  # fmt: skip
     print(
         f"fit: {result.iterations} iterations (best {result.best_iteration}), "
@@ -166,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     if base is not None:
         _core.eval_load(base.to_bytes(), 2)
         preds["baseline"] = scores(p, o, 2)
-    table = error_table(empties, label, preds)
+    table = error_table(empties, label, preds, args.balance)
     print("test positions (never fitted), error in discs against the labels:")
     print(table)
     if args.report:

@@ -152,6 +152,8 @@ def test_kept_anchors_keep_the_prior_exactly(
         (["--types", "legacy+nonsense"], "unknown pattern set or type"),
         (["--anchor-step", "0"], "--anchor-step"),
         (["--ridge", "-1"], "--ridge"),
+        (["--balance", "-2"], "--balance"),
+        (["--balance", "inf"], "--balance"),
         (["--out", "/no/such/folder/w.bin.gz"], "no folder"),
         (["--baseline", "README.md"], "not an evaluator weight file"),
     ],
@@ -200,3 +202,39 @@ def test_a_fit_with_count_tables_writes_a_model_the_core_scores_the_same(
     core = np.array([_core.eval_default(p, o, slot=3) for p, o in pairs]) / 100
     bound = 0.01 * (feats.shape[1] - 6 + np.abs(feats[:, -6:]).sum(axis=1) + 1)
     assert (np.abs(core - evalfit.predict(w, feats, empties, list(wf.anchors))) <= bound).all()
+
+
+def test_balance_weights() -> None:
+    w = evalfit.balance_weights(np.array([0.0, 5.0, -5.0, 15.0]), 5.0)
+    assert np.allclose(w, [1.0, 0.5, 0.5, 0.1])
+    assert (evalfit.balance_weights(np.array([0.0, 64.0]), 0.0) == 1.0).all()
+    with pytest.raises(ValueError, match="balance"):
+        evalfit.balance_weights(np.array([1.0]), -1.0)
+
+
+def test_a_balanced_fit_fits_the_even_positions_better(data_dir: Path) -> None:
+    """Weighted least squares: the fit with ``balance`` has the smaller
+    weighted error on its training positions, the plain fit the smaller
+    plain error (every game in training, so both run to convergence)."""
+    data = evaldata.load([data_dir])
+    label = data["label"] / 100
+    games = data["game"] * 20 + 2  # all training: no validation, no early stop
+    masks = evalfit.masks_of(["edge2x", "corner3x3"])
+    anchors = [0, 20, 40, 60]
+    args = (data["player"], data["opponent"], label, games, masks, anchors)
+    kw = {"ridge": 1e-3, "smooth": 1e-3, "max_iter": 300, "log": None}
+    plain = evalfit.fit(*args, **kw)
+    balanced = evalfit.fit(*args, balance=4.0, **kw)
+    train = evalfit.split(games).train
+    assert len(train) == len(label)
+    feats = evalfit.features(data["player"][train], data["opponent"][train], masks)
+    empties = data["empties"][train].astype(np.int64)
+    w = evalfit.balance_weights(label[train], 4.0)
+    errors = {}
+    for name, result in (("plain", plain), ("balanced", balanced)):
+        wf = result.weights
+        pred = evalfit.predict(np.hstack([wf.patterns, wf.numeric]), feats, empties, anchors)
+        err = (pred - label[train]) ** 2
+        errors[name] = (err.mean(), np.average(err, weights=w))
+    assert errors["balanced"][1] < errors["plain"][1]
+    assert errors["plain"][0] < errors["balanced"][0]

@@ -6,10 +6,13 @@ numeric features, a constant) whose weights are interpolated linearly between
 the two anchor phases around ``e``, exactly as the core evaluates it. All
 anchors are fitted at once by minimising
 
-    sum of (score - label)^2  +  ridge * |w|^2  +  smooth * sum_a |w[a+1] - w[a]|^2
+    sum of b * (score - label)^2  +  ridge * |w|^2  +  smooth * sum_a |w[a+1] - w[a]|^2
 
 (the last term ties neighbouring phases together, so a rare configuration
-borrows strength from the phases next to it) with Jacobi-preconditioned
+borrows strength from the phases next to it; ``b`` is 1, or with
+``balance=S`` each position's weight 1 / (1 + (label / S)^2), so that
+positions near an even game, where the evaluation decides games, count
+most: see :func:`balance_weights`) with Jacobi-preconditioned
 conjugate gradients on the normal equations. The validation positions'
 error is checked every few iterations and the best weights kept; the fit
 stops when it has not improved for a while (early stopping).
@@ -36,6 +39,7 @@ __all__ = [
     "FitResult",
     "Split",
     "anchor_shares",
+    "balance_weights",
     "design",
     "features",
     "fit",
@@ -109,6 +113,20 @@ def split(game: np.ndarray) -> Split:
     """By game: 1 in 20 games for testing, 1 in 20 for validation."""
     g = game % 20
     return Split(np.flatnonzero(g >= 2), np.flatnonzero(g == 1), np.flatnonzero(g == 0))
+
+
+def balance_weights(label: np.ndarray, scale: float) -> np.ndarray:
+    """Each position's weight in a fit with ``balance=scale``: 1 / (1 +
+    (label / scale)^2), labels and scale in discs (1 at an even game, 1/2
+    at ``scale`` discs either way, 1/10 at three times that); all 1 for a
+    scale of 0. Self-play data holds many lopsided positions, whose large
+    errors dominate a plain least-squares fit although no move choice
+    there changes a game's result."""
+    if scale < 0:
+        raise ValueError("the balance scale must be >= 0")
+    if scale == 0:
+        return np.ones(len(label))
+    return 1.0 / (1.0 + (np.asarray(label, dtype=np.float64) / scale) ** 2)
 
 
 def features(
@@ -263,6 +281,7 @@ def fit(
     keep_above: int | None = None,
     keep_below: int | None = None,
     tables: bool = False,
+    balance: float = 0.0,
     log: Callable[[str], None] | None = print,
 ) -> FitResult:
     """Fit all anchors' weights jointly to ``label`` (discs) on the training
@@ -275,7 +294,9 @@ def fit(
     ``prior``) the same for the anchors with fewer empties (a midgame-only
     refit that keeps the prior's endgame). ``tables``: the model has count
     tables (each side's legal moves and potential mobility), whose weights
-    start at the prior's if it has them, else at 0."""
+    start at the prior's if it has them, else at 0. ``balance`` (discs, 0:
+    off) weighs each position by :func:`balance_weights`, in the fit and in
+    the validation error that stops it."""
     from scipy.sparse.linalg import LinearOperator, cg
 
     start = time.time()
@@ -287,10 +308,14 @@ def fit(
     empties = 64 - np.bitwise_count(player | opponent).astype(np.int64)
     parts = split(game)
     feats = features(player, opponent, masks, tables)
+    from scipy.sparse import diags
+
     y = label.astype(np.float64)
-    X = design(feats[parts.train], empties[parts.train], anchors, n_pat)
+    row_w = balance_weights(y, balance)
+    root_w = np.sqrt(row_w[parts.train])
+    X = diags(root_w) @ design(feats[parts.train], empties[parts.train], anchors, n_pat)
     Xt = X.T.tocsr()
-    yt = y[parts.train]
+    yt = y[parts.train] * root_w
     say(
         f"  {len(parts.train):,} training, {len(parts.valid):,} validation, "
         f"{len(parts.test):,} test positions; {X.shape[1]:,} weights, {X.nnz:,} non-zeros, "
@@ -327,9 +352,16 @@ def fit(
     )
     M = LinearOperator((n, n), matvec=lambda v: v / diag, dtype=float)
     w0 = prior_weights(prior, masks, anchors, tables).ravel() if prior else np.zeros(n)
-    fv, ev, yv = feats[parts.valid], empties[parts.valid], y[parts.valid]
+    fv, ev, yv, wv = feats[parts.valid], empties[parts.valid], y[parts.valid], row_w[parts.valid]
+
+    def valid_error(v: np.ndarray) -> float:
+        if not len(yv):
+            return float("nan")  # no validation games
+        err = predict(v.reshape(n_anchors, width), fv, ev, anchors) - yv
+        return float(np.average(err**2, weights=wv))
+
     history: list[tuple[int, float]] = []
-    mse0 = float(np.mean((predict(w0.reshape(n_anchors, width), fv, ev, anchors) - yv) ** 2))
+    mse0 = valid_error(w0)
     say(f"  start: validation RMSE {mse0**0.5:.3f}")
     best = {"mse": mse0, "w": w0, "it": 0}
     state = {"it": 0, "since": 0}
@@ -339,9 +371,9 @@ def fit(
 
     def check(v: np.ndarray) -> None:
         state["it"] += 1
-        if state["it"] % check_every:
+        if state["it"] % check_every or not len(yv):  # no validation games: to max_iter
             return
-        mse = float(np.mean((predict(v.reshape(n_anchors, width), fv, ev, anchors) - yv) ** 2))
+        mse = valid_error(v)
         history.append((state["it"], mse))
         elapsed = time.time() - start
         say(f"  iteration {state['it']}: validation RMSE {mse**0.5:.3f}, {elapsed:.0f} s")
@@ -357,7 +389,7 @@ def fit(
         rhs = Xt @ yt + ridge_v * w0
         w, _info = cg(A, rhs, x0=w0, M=M, rtol=1e-10, maxiter=max_iter, callback=check)
         if len(parts.valid):  # the last iterate, if it is the best
-            mse = float(np.mean((predict(w.reshape(n_anchors, width), fv, ev, anchors) - yv) ** 2))
+            mse = valid_error(w)
             if mse < best["mse"]:
                 best.update(mse=mse, w=w, it=state["it"])
         else:
