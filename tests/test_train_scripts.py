@@ -133,7 +133,8 @@ def test_kept_anchors_keep_the_prior_exactly(
     )
     anchors = list(range(0, 61, 4))
     masks = list(packaged.masks)
-    args = (data["player"], data["opponent"], data["label"] / 100, data["game"], masks, anchors)
+    games = data["game"] * 20 + 2  # all training: 30 iterations, no early stop
+    args = (data["player"], data["opponent"], data["label"] / 100, games, masks, anchors)
     res = evalfit.fit(*args, prior=prior, max_iter=30, log=None, **keep)
     start = evalfit.prior_weights(prior, masks, anchors)
     got = np.hstack([res.weights.patterns, res.weights.numeric])
