@@ -126,7 +126,7 @@ PRESETS: Final[dict[str, dict[str, Any]]] = {
         "evaluator": "default",
         "time": 1.0,
         "endgame": 20,
-        "selective": 1.0,
+        "selective": 0.8,
         "solve_time": 4.0,
     },
 }
