@@ -297,6 +297,7 @@ def fit(
     start at the prior's if it has them, else at 0. ``balance`` (discs, 0:
     off) weighs each position by :func:`balance_weights`, in the fit and in
     the validation error that stops it."""
+    from scipy.sparse import diags
     from scipy.sparse.linalg import LinearOperator, cg
 
     start = time.time()
@@ -308,8 +309,6 @@ def fit(
     empties = 64 - np.bitwise_count(player | opponent).astype(np.int64)
     parts = split(game)
     feats = features(player, opponent, masks, tables)
-    from scipy.sparse import diags
-
     y = label.astype(np.float64)
     row_w = balance_weights(y, balance)
     root_w = np.sqrt(row_w[parts.train])
