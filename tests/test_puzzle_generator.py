@@ -24,7 +24,11 @@ from outflank.puzzles import generate as gen
 ROOT = Path(__file__).resolve().parent.parent
 #: quick: the last 12 empties of each game only
 TINY = gen.GenParams(seed=5, min_empties=6, max_empties=12)
-TINY_ARGS = ["--seed", "5", "--min-empties", "6", "--max-empties", "12"]
+TINY_ARGS = [
+    "--seed", str(TINY.seed),
+    "--min-empties", str(TINY.min_empties),
+    "--max-empties", str(TINY.max_empties),
+]  # fmt: skip
 
 
 def _script(*args: str) -> subprocess.CompletedProcess[str]:
