@@ -9,13 +9,14 @@ import gzip
 import os
 import shutil
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from conftest import random_position, stop_during
 from outflank import Board, _core
-from outflank.engine import Engine, SearchResult
+from outflank.engine import MODE_MID, Engine, SearchResult
 from outflank.errors import OutflankError
 from outflank.obf import read_obf_file
 from outflank.threads import (
@@ -77,6 +78,29 @@ def test_a_parallel_midgame_search_and_analysis() -> None:
     assert {m.move for m in scores} == set(board.legal_moves)
     assert all(m.depth == 7 and not m.exact for m in scores)
     assert [m.score for m in scores] == sorted((m.score for m in scores), reverse=True)
+
+
+# 12 empties: a depth-12 search passes the horizon solve (8 empties) on
+# every line, so its score is the exact one, +18 (1800 in 1/100 disc).
+THROUGH_THE_HORIZON = "OOOO-O--X-OOXO---OOXXOO-OOXOXO--OXOXXXO-XXXXOOOOXXOOXXO-XXXXXXXO X"
+
+
+@pytest.mark.parametrize("threads", [2, 4])
+def test_parallel_searches_through_the_horizon_solve_all_score_exactly(threads: int) -> None:
+    """A regression: a helper joining a split point copied the settings of
+    its master of the moment, which might be inside a horizon solve (the
+    solver's evaluator tag: no horizon solve below, terminal scores on
+    another scale). About 1 search in 100 then scored 22 or 28, or a win
+    in the midgame's scale; each thread now works under the mode of the
+    split point it joins."""
+    board = Board.from_obf(THROUGH_THE_HORIZON)
+    searcher = _core.Searcher(16, threads=threads, oversubscribe=True)
+    scores = []
+    for _ in range(1000):
+        searcher.clear()
+        raw = searcher.search(board.player, board.opponent, mode=MODE_MID, depth=12)
+        scores.append(raw["score"])
+    assert Counter(scores) == {1800: 1000}
 
 
 def test_a_node_limit_holds_for_all_threads_together(ffo_dir: Path) -> None:

@@ -81,12 +81,13 @@ static int solve(Search *s, u64 P, u64 O, int analyze, RootMove *moves, int *n, 
     return v;
 }
 
-/* What searcher.c does for a midgame search (iterative deepening). */
-static int midgame(Search *s, u64 P, u64 O, int depth, int *best) {
+/* What searcher.c does for a midgame search (iterative deepening), with
+ * probable cut-offs at mpc_t / 100 standard deviations (0: none). */
+static int midgame(Search *s, u64 P, u64 O, int depth, int mpc_t, int *best) {
     RootMove moves[MAX_MOVES], work[MAX_MOVES];
     int n = search_root_moves(P, O, moves), v = 0;
     search_begin(s, 0, 0);
-    s->mpc_t = 150;
+    s->mpc_t = mpc_t;
     for (int d = 1; d <= depth; ++d) {
         memcpy(work, moves, sizeof(RootMove) * (size_t)n);
         int score = mid_root(s, P, O, d, work, n, 0);
@@ -129,6 +130,9 @@ static const struct {
     {"--O-------OOO--X-XOOOOXXXXXXOXOX-XXOXOOXXXOXOOXX-OOOOO-X---OOO-- X", 0},
 };
 static const char *BIG = "--OOOO----OOOO---XOXXOOXOOXOOOOX-OOOOOXXXOOXXXXX--X-X----------- X";
+/* 12 empties: a full-width depth-12 search passes the horizon solve on
+ * every line, so it scores exactly +18 discs (1800). */
+static const char *HORIZON = "OOOO-O--X-OOXO---OOXXOO-OOXOXO--OXOXXXO-XXXXOOOOXXOOXXO-XXXXXXXO X";
 static const char *MIDGAME = "------------------XO-O----XXOO-----OOX----OXXX-----XO----------- X";
 
 int main(int argc, char **argv) {
@@ -159,10 +163,22 @@ int main(int argc, char **argv) {
 
     /* a midgame search with probable cut-offs */
     parse_obf(MIDGAME, &P, &O);
-    int best, v = midgame(s, P, O, 10, &best);
+    int best, v = midgame(s, P, O, 10, 150, &best);
     CHECK(best >= 0 && best < 64 && (bb_moves(P, O) >> best & 1), "midgame move %d", best);
     printf("midgame depth 10: move %d score %d nodes %llu\n", best, v,
            (unsigned long long)search_nodes(s));
+
+    /* through the horizon solve: each thread under its split point's mode,
+     * not the mode its master is in at the moment (a regression) */
+    parse_obf(HORIZON, &P, &O);
+    int wrong = 0;
+    for (int i = 0; i < 100; ++i) {
+        search_clear(s);
+        v = midgame(s, P, O, 12, 0, &best);
+        if (v != 1800) ++wrong;
+    }
+    CHECK(wrong == 0, "%d of 100 searches through the horizon solve scored wrong", wrong);
+    printf("through the horizon solve: %d of 100 searches wrong\n", wrong);
 
     /* exact solves */
     for (size_t i = 0; i < sizeof SOLVES / sizeof SOLVES[0]; ++i) {
@@ -223,7 +239,7 @@ int main(int argc, char **argv) {
 
     /* many short searches */
     parse_obf(MIDGAME, &P, &O);
-    for (int i = 0; i < 40; ++i) midgame(s, P, O, 6, &best);
+    for (int i = 0; i < 40; ++i) midgame(s, P, O, 6, 150, &best);
     printf("40 short searches done\n");
 
     search_free(s);

@@ -186,34 +186,54 @@ static void flush_nodes(Search *t) {
     if (delta) atomic_fetch_add_explicit(&t->par->nodes, delta, RELAXED);
 }
 
-/* The settings of the search that a helper joining a split point of
- * `from` works under (the table, the evaluator, the pass, the limits). */
-static void copy_settings(Search *t, const Search *from) {
-    t->ev = from->ev;
-    t->eval_tag = from->eval_tag;
-    t->reversi = from->reversi;
+static void mode_save(const Search *s, SearchMode *m) {
+    m->ev = s->ev;
+    m->eval_tag = s->eval_tag;
+    m->reversi = s->reversi;
+    m->end_prec = s->end_prec;
+    m->pc_t = s->pc_t;
+    m->mpc_t = s->mpc_t;
+    m->fresh_cuts = s->fresh_cuts;
+}
+
+static void mode_load(Search *s, const SearchMode *m) {
+    s->ev = m->ev;
+    s->eval_tag = m->eval_tag;
+    s->reversi = m->reversi;
+    s->end_prec = m->end_prec;
+    s->pc_t = m->pc_t;
+    s->mpc_t = m->mpc_t;
+    s->fresh_cuts = m->fresh_cuts;
+}
+
+/* What every thread of a search shares: the table and the limits (set
+ * before the search's first split, read-only while it runs). */
+static void copy_limits(Search *t, const Search *from) {
     t->tt = from->tt;
     t->node_limit = from->node_limit;
     t->deadline = from->deadline;
-    t->end_prec = from->end_prec;
-    t->pc_t = from->pc_t;
-    t->mpc_t = from->mpc_t;
-    t->fresh_cuts = from->fresh_cuts;
 }
 
 /* t works at sp as a helper (claimed for it), then leaves. */
 static void help(Search *t, SplitPoint *sp) {
     int frame = t->nframes;
     if (frame == 0) {
-        copy_settings(t, sp->master);
+        copy_limits(t, sp->master);
         t->next_poll = t->nodes; /* the limits checked at once, then as search_poll says */
     }
+    /* sp's mode, not its master's of the moment: the master may be in a
+     * horizon solve elsewhere below sp meanwhile (and t, a master waiting
+     * at a split point above sp, may have another) */
+    SearchMode own;
+    mode_save(t, &own);
+    mode_load(t, &sp->mode);
     SplitPoint *outer = t->sp;
     t->sp = sp;
     t->nframes = frame + 1;
     sp->run(t, sp);
     t->nframes = frame;
     t->sp = outer;
+    mode_load(t, &own);
     flush_nodes(t);
     Search *master = sp->master;
     sp_lock(sp);
@@ -386,6 +406,7 @@ int par_split(Search *s, SplitPoint *sp) {
     int n = claim(s, sp, want < MAX_THREADS ? want : MAX_THREADS, got);
     if (n == 0) return 0;
     PSTAT(st_split);
+    mode_save(s, &sp->mode); /* before the helpers are told of sp */
     pthread_mutex_init(&sp->lock, NULL);
     atomic_init(&sp->helpers, n);
     int frame = s->nframes;

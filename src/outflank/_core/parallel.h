@@ -50,6 +50,17 @@ typedef struct Par {
 
 typedef struct SplitPoint SplitPoint;
 
+/* How the search below a node runs: the evaluator and its table tag, the
+ * rules, the solver's precision and the probable cut-offs' margins. Not
+ * the same everywhere in one search: the midgame search's horizon solve
+ * (and the solver's move ordering) switch them for a subtree (end_enter),
+ * so a split point carries its master's, taken when it splits, and a
+ * thread that joins works under them. */
+typedef struct {
+    Evaluator ev;
+    int eval_tag, reversi, end_prec, pc_t, mpc_t, fresh_cuts;
+} SearchMode;
+
 /* A split point's work: take moves (under the lock) until none is left or
  * the node is cut off, search each, record the results (parallel.c calls
  * it in every thread at the split point, the master first). */
@@ -63,6 +74,7 @@ struct SplitPoint {
     /* the node (read-only while it is split) */
     u64 P, O;
     int beta, depth, ply, pv, analyze;
+    SearchMode mode; /* the master's, at the split (par_split) */
     void *list;      /* the node's move list (the search's own type) */
     RootMove *moves; /* at the root */
     int n;

@@ -57,8 +57,9 @@ struct Par;
 struct SplitPoint;
 
 /* One thread's state. The Searcher's own (thread 0) owns the table and
- * the Par; a helper thread's copies the table's address and the search's
- * settings from the thread whose split point it joins. */
+ * the Par; a helper thread's copies the table's address and the limits
+ * from the thread whose split point it joins, and works there under the
+ * split point's mode (SearchMode, parallel.h). */
 typedef struct Search {
     Evaluator ev;
     int eval_tag; /* TT tag of midgame entries for the current evaluator */
