@@ -3,6 +3,7 @@ client driving it, and broken engines forfeited without hanging."""
 
 from __future__ import annotations
 
+import os
 import queue
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import cli_env
+from outflank import nboard
 from outflank.board import Board, Move
 from outflank.ggf import GameRecord
 from outflank.match import play_game
@@ -398,3 +400,49 @@ def test_the_client_reports_an_engine_error_at_once() -> None:
         assert client.go(Board(), timeout=30).move in Board().legal_moves  # still alive
     finally:
         client.close()
+
+
+class _Lines:
+    """A text output that queues each line written (the server's stdout)."""
+
+    def __init__(self) -> None:
+        self.lines: queue.Queue[str] = queue.Queue()
+        self._part = ""
+
+    def write(self, text: str) -> int:
+        self._part += text
+        *done, self._part = self._part.split("\n")
+        for line in done:
+            self.lines.put(line)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_a_finished_search_is_answered_at_once_not_at_the_next_poll(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While a search runs, the loop waits on the input (for a ping to pass
+    on); a search that ends wakes it at once. With the poll stretched to a
+    minute, the answer still comes within seconds (it used to come at the
+    next poll: up to 20 ms late on every move, 2.7 ms on average at depth 1)."""
+    monkeypatch.setattr(nboard, "_POLL_SECONDS", 60.0)
+    read_fd, write_fd = os.pipe()
+    with open(read_fd, encoding="utf-8") as given, open(write_fd, "w", encoding="utf-8") as gui:
+        out = _Lines()
+        server = nboard.NBoardServer(given, out, book=False)
+        serving = threading.Thread(target=server.serve, daemon=True)
+        serving.start()
+        for line in ["nboard 2", "set depth 1", f"set game {GAME5}", "go"]:
+            gui.write(line + "\n")
+        gui.flush()
+        asked = time.monotonic()
+        answer = out.lines.get(timeout=10)
+        while not answer.startswith("==="):
+            answer = out.lines.get(timeout=max(0.01, asked + 10 - time.monotonic()))
+        assert time.monotonic() - asked < 5
+        gui.write("quit\n")
+        gui.flush()
+        serving.join(timeout=10)
+        assert not serving.is_alive()

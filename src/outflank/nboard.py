@@ -70,6 +70,11 @@ __all__ = [
 ]
 
 ENGINE_NAME = "outflank"
+# what a finished search puts in the input queue to wake the loop waiting on it
+# (a blank line: nothing to do, were it ever read as a command)
+_WAKE = ""
+# how often the loop waiting on a running search looks for a stop it has to pass on
+_POLL_SECONDS = 0.02
 
 
 def _num(value: float) -> str:
@@ -405,6 +410,8 @@ class NBoardServer:
                 out.append(job(analyst, info))
             except BaseException as exc:
                 out.append(exc)
+            finally:
+                self._lines.put(_WAKE)  # the loop below waits on the input: wake it now
 
         worker = threading.Thread(target=work, daemon=True)
         worker.start()
@@ -417,11 +424,13 @@ class NBoardServer:
                 return
             if interrupted.is_set():  # again until it ends: a stop between two searches
                 analyst.stop()  # of a job (best, then analyze) must not be lost
-                worker.join(0.02)
+                worker.join(_POLL_SECONDS)
                 continue
             try:
-                line = self._lines.get(timeout=0.02)
+                line = self._lines.get(timeout=_POLL_SECONDS)
             except queue.Empty:
+                continue
+            if line == _WAKE:
                 continue
             self._pending.append(line)  # handled once the search is over
             # ping: the position is about to change; quit or the end of input:
