@@ -19,6 +19,9 @@ joined by "+", e.g. legacy+edge2c. --tables adds count tables (a weight
 per value of each side's legal moves and potential mobility). --balance S
 weighs each position by 1 / (1 + (label / S)^2) in the fit and in the
 validation error (the packaged weights: S = 5; docs/evaluation.md).
+--parity gives every empties count its own anchor and ties each only to
+the counts two away, so that the phases of odd and even empties (who
+moves last) are fitted apart, as NTest's and Edax's weight sets are.
 --dry-run fits and reports without writing.
 Compute: about 2-3 minutes of one core per million positions for the
 legacy set, plus 1 GB of memory per million positions.
@@ -109,6 +112,11 @@ def main(argv: list[str] | None = None) -> int:
         "potential mobility",
     )  # fmt: skip
     ap.add_argument("--anchor-step", type=int, default=2, help="empties between anchor phases")
+    ap.add_argument(
+        "--parity", action="store_true",
+        help="an anchor per empties count, the smoothing only between counts of the same "
+        "parity: odd and even phases fitted apart",
+    )  # fmt: skip
     ap.add_argument("--ridge", type=float, default=1.0)
     ap.add_argument("--smooth", type=float, default=10.0, help="tie between neighbouring phases")
     ap.add_argument(
@@ -159,17 +167,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.max_positions:
         data = {k: v[: args.max_positions] for k, v in data.items()}
     start = time.time()
+    if args.parity:
+        args.anchor_step = 1
     anchors = list(range(0, 61, args.anchor_step))
     if anchors[-1] != 60:
         anchors.append(60)
     masks = evalfit.masks_of(names)
     tables = "; count tables" if args.tables else ""
-    print(f"{len(data['label']):,} positions; types {'+'.join(names)}{tables}; anchors {anchors}")
+    parity = "; parity apart" if args.parity else ""
+    print(
+        f"{len(data['label']):,} positions; types {'+'.join(names)}{tables}{parity}; "
+        f"anchors {anchors}"
+    )
     result = evalfit.fit(
         data["player"], data["opponent"], data["label"] / 100, data["game"], masks, anchors,
         ridge=args.ridge, smooth=args.smooth, max_iter=args.max_iter, patience=args.patience,
         prior=prior, keep_above=args.keep_above, keep_below=args.keep_below, tables=args.tables,
-        balance=args.balance,
+        balance=args.balance, smooth_lag=2 if args.parity else 1,
     )  # fmt: skip
     print(
         f"fit: {result.iterations} iterations (best {result.best_iteration}), "

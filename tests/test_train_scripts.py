@@ -239,3 +239,40 @@ def test_a_balanced_fit_fits_the_even_positions_better(data_dir: Path) -> None:
         errors[name] = (err.mean(), np.average(err, weights=w))
     assert errors["balanced"][1] < errors["plain"][1]
     assert errors["plain"][0] < errors["balanced"][0]
+
+
+def test_parity_apart_fits_what_alternates_with_the_empties(data_dir: Path) -> None:
+    """Labels that count the mover's discs at odd empties and against him at
+    even (a constant swing would not do: the parity feature fits it): with
+    an anchor per count and a stiff smoothing, the smoothing between
+    neighbours (lag 1) holds odd and even phases together and cannot fit
+    the swing; tied only two counts apart (lag 2, ``--parity``) each
+    parity is free."""
+    data = evaldata.load([data_dir])
+    empties = data["empties"].astype(np.int64)
+    discs = np.bitwise_count(data["player"]).astype(float) - np.bitwise_count(data["opponent"])
+    label = np.where(empties % 2 == 1, 0.5, -0.5) * discs
+    games = data["game"] * 20 + 2  # all training: no validation, no early stop
+    masks = evalfit.masks_of(["edge2x"])
+    anchors = list(range(61))
+    args = (data["player"], data["opponent"], label, games, masks, anchors)
+    kw = {"ridge": 1e-3, "smooth": 1e5, "max_iter": 300, "log": None}
+    errors = {}
+    for lag in (1, 2):
+        wf = evalfit.fit(*args, smooth_lag=lag, **kw).weights
+        feats = evalfit.features(data["player"], data["opponent"], masks)
+        pred = evalfit.predict(np.hstack([wf.patterns, wf.numeric]), feats, empties, anchors)
+        errors[lag] = float(np.sqrt(np.mean((pred - label) ** 2)))
+    assert errors[2] < 0.3 < 2.5 < errors[1], errors
+    with pytest.raises(ValueError, match="smooth_lag"):
+        evalfit.fit(*args, smooth_lag=0, **kw)
+
+
+def test_parity_on_the_command_line_writes_an_anchor_per_count(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "w.bin.gz"
+    proc = _run(str(data_dir), "--parity", "--max-iter", "20", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "parity apart" in proc.stdout
+    assert evalmodel.read(out).anchors == tuple(range(61))

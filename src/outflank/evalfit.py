@@ -282,6 +282,7 @@ def fit(
     keep_below: int | None = None,
     tables: bool = False,
     balance: float = 0.0,
+    smooth_lag: int = 1,
     log: Callable[[str], None] | None = print,
 ) -> FitResult:
     """Fit all anchors' weights jointly to ``label`` (discs) on the training
@@ -296,7 +297,10 @@ def fit(
     tables (each side's legal moves and potential mobility), whose weights
     start at the prior's if it has them, else at 0. ``balance`` (discs, 0:
     off) weighs each position by :func:`balance_weights`, in the fit and in
-    the validation error that stops it."""
+    the validation error that stops it. ``smooth_lag``: the smoothing
+    ties each anchor to the anchors that many places away (2 with an
+    anchor per empties count: each parity's phases are tied among
+    themselves and fitted apart from the other's)."""
     from scipy.sparse import diags
     from scipy.sparse.linalg import LinearOperator, cg
 
@@ -321,12 +325,16 @@ def fit(
         f"{time.time() - start:.0f} s"
     )
 
+    if smooth_lag < 1:
+        raise ValueError("smooth_lag must be 1 or more")
+    lag = smooth_lag
+
     def smooth_op(v: np.ndarray) -> np.ndarray:
         w = v.reshape(n_anchors, width)
-        d = np.diff(w, axis=0)
+        d = w[lag:] - w[:-lag]
         g = np.zeros_like(w)
-        g[:-1] -= d
-        g[1:] += d
+        g[:-lag] -= d
+        g[lag:] += d
         return g.ravel()
 
     if (keep_above is not None or keep_below is not None) and prior is None:
@@ -341,8 +349,8 @@ def fit(
     # per weight: the ridge, and a stiff one that holds the kept anchors at the prior
     ridge_v = np.repeat(np.where(kept, KEEP_RIDGE, ridge), width)
 
-    degree = np.full(n_anchors, 2.0)
-    degree[[0, -1]] = 1.0 if n_anchors > 1 else 0.0
+    index = np.arange(n_anchors)  # each anchor's tied neighbours (lag places away)
+    degree = ((index >= lag).astype(float) + (index + lag < n_anchors)).astype(float)
     diag = np.asarray(X.multiply(X).sum(axis=0)).ravel() + ridge_v
     diag += smooth * np.repeat(degree, width)
     n = X.shape[1]
