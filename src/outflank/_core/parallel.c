@@ -186,6 +186,7 @@ static void flush_nodes(Search *t) {
     if (delta) atomic_fetch_add_explicit(&t->par->nodes, delta, RELAXED);
 }
 
+/* s's mode into m (SearchMode, parallel.h), and back. */
 static void mode_save(const Search *s, SearchMode *m) {
     m->ev = s->ev;
     m->eval_tag = s->eval_tag;
