@@ -111,7 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         help="the model has count tables: a weight per value of each side's moves and "
         "potential mobility",
     )  # fmt: skip
-    ap.add_argument("--anchor-step", type=int, default=2, help="empties between anchor phases")
+    ap.add_argument(
+        "--anchor-step", type=int, default=None, help="empties between anchor phases (2)"
+    )
     ap.add_argument(
         "--parity", action="store_true",
         help="an anchor per empties count, the smoothing only between counts of the same "
@@ -146,6 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         names = pattern_set(args.types)
+        if args.parity and args.anchor_step not in (None, 1):
+            raise OutflankError("--parity has an anchor per empties count: no --anchor-step")
+        if args.anchor_step is None:
+            args.anchor_step = 1 if args.parity else 2
         if not 1 <= args.anchor_step <= 30:
             raise OutflankError("--anchor-step must be in 1..30")
         if args.ridge < 0 or args.smooth < 0 or args.max_iter < 1:
@@ -167,8 +173,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.max_positions:
         data = {k: v[: args.max_positions] for k, v in data.items()}
     start = time.time()
-    if args.parity:
-        args.anchor_step = 1
     anchors = list(range(0, 61, args.anchor_step))
     if anchors[-1] != 60:
         anchors.append(60)

@@ -152,6 +152,7 @@ def test_kept_anchors_keep_the_prior_exactly(
         (["--keep-below", "20"], "--keep-below needs --prior"),
         (["--types", "legacy+nonsense"], "unknown pattern set or type"),
         (["--anchor-step", "0"], "--anchor-step"),
+        (["--parity", "--anchor-step", "4"], "--parity has an anchor per empties count"),
         (["--ridge", "-1"], "--ridge"),
         (["--balance", "-2"], "--balance"),
         (["--balance", "inf"], "--balance"),

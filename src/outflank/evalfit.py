@@ -304,6 +304,8 @@ def fit(
     from scipy.sparse import diags
     from scipy.sparse.linalg import LinearOperator, cg
 
+    if smooth_lag < 1:
+        raise ValueError("smooth_lag must be 1 or more")
     start = time.time()
     say = log or (lambda _msg: None)
     masks, anchors = list(masks), list(anchors)
@@ -325,8 +327,6 @@ def fit(
         f"{time.time() - start:.0f} s"
     )
 
-    if smooth_lag < 1:
-        raise ValueError("smooth_lag must be 1 or more")
     lag = smooth_lag
 
     def smooth_op(v: np.ndarray) -> np.ndarray:
@@ -350,7 +350,7 @@ def fit(
     ridge_v = np.repeat(np.where(kept, KEEP_RIDGE, ridge), width)
 
     index = np.arange(n_anchors)  # each anchor's tied neighbours (lag places away)
-    degree = ((index >= lag).astype(float) + (index + lag < n_anchors)).astype(float)
+    degree = (index >= lag).astype(float) + (index + lag < n_anchors)
     diag = np.asarray(X.multiply(X).sum(axis=0)).ravel() + ridge_v
     diag += smooth * np.repeat(degree, width)
     n = X.shape[1]
