@@ -327,14 +327,12 @@ def fit(
         f"{time.time() - start:.0f} s"
     )
 
-    lag = smooth_lag
-
     def smooth_op(v: np.ndarray) -> np.ndarray:
         w = v.reshape(n_anchors, width)
-        d = w[lag:] - w[:-lag]
+        d = w[smooth_lag:] - w[:-smooth_lag]
         g = np.zeros_like(w)
-        g[:-lag] -= d
-        g[lag:] += d
+        g[:-smooth_lag] -= d
+        g[smooth_lag:] += d
         return g.ravel()
 
     if (keep_above is not None or keep_below is not None) and prior is None:
@@ -349,8 +347,8 @@ def fit(
     # per weight: the ridge, and a stiff one that holds the kept anchors at the prior
     ridge_v = np.repeat(np.where(kept, KEEP_RIDGE, ridge), width)
 
-    index = np.arange(n_anchors)  # each anchor's tied neighbours (lag places away)
-    degree = (index >= lag).astype(float) + (index + lag < n_anchors)
+    index = np.arange(n_anchors)  # each anchor's tied neighbours (smooth_lag places away)
+    degree = (index >= smooth_lag).astype(float) + (index + smooth_lag < n_anchors)
     diag = np.asarray(X.multiply(X).sum(axis=0)).ravel() + ridge_v
     diag += smooth * np.repeat(degree, width)
     n = X.shape[1]
