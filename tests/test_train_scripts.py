@@ -258,10 +258,10 @@ def test_parity_apart_fits_what_alternates_with_the_empties(data_dir: Path) -> N
     anchors = list(range(61))
     args = (data["player"], data["opponent"], label, games, masks, anchors)
     kw = {"ridge": 1e-3, "smooth": 1e5, "max_iter": 300, "log": None}
+    feats = evalfit.features(data["player"], data["opponent"], masks)
     errors = {}
     for lag in (1, 2):
         wf = evalfit.fit(*args, smooth_lag=lag, **kw).weights
-        feats = evalfit.features(data["player"], data["opponent"], masks)
         pred = evalfit.predict(np.hstack([wf.patterns, wf.numeric]), feats, empties, anchors)
         errors[lag] = float(np.sqrt(np.mean((pred - label) ** 2)))
     assert errors[2] < 0.3 < 2.5 < errors[1], errors
