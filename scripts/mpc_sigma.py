@@ -5,10 +5,11 @@ D when a search of depth d = 2 * (D // 4) + D % 2 clears the window by a
 margin of t standard deviations of (score at D) - (score at d). This script
 plays self-play games with random moves mixed in, takes positions with
 ``--min``..``--max`` empties, searches each to ``--depth`` plies with the
-``default`` evaluator and no probable cut-offs, and prints that standard
+``default`` evaluator (the packaged weights, or ``--weights FILE``) and no
+probable cut-offs, and prints that standard
 deviation (1/100 disc) for every D: the values of ``MPC_SIGMA_TABLE``.
 
-Run:  python scripts/mpc_sigma.py --positions 200 --depth 12 [--bands 3]
+Run:  python scripts/mpc_sigma.py --positions 200 --depth 12 [--bands 3] [--weights FILE]
 
 ``--bands N`` also prints the standard deviations for N bands of empties.
 """
@@ -25,9 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from outflank import _core  # noqa: E402
+from outflank import _core, evalmodel  # noqa: E402
 from outflank.board import Board  # noqa: E402
 from outflank.engine import MODE_MID  # noqa: E402
+from outflank.errors import OutflankError  # noqa: E402
 
 
 def shallow_depth(depth: int) -> int:
@@ -55,6 +57,15 @@ def sample_positions(count: int, lo: int, hi: int, seed: int) -> list[tuple[int,
     return positions
 
 
+def use_weights(path: Path | None) -> None:
+    """Make the ``default`` evaluator use the weight file at ``path`` (in
+    this process; a worker calls it as it starts). None keeps the packaged
+    weights."""
+    if path is not None:
+        evalmodel.load_into(path, 1)
+        evalmodel.use(1)
+
+
 def depth_scores(args: tuple[int, int, int]) -> list[int]:
     """Root scores of iterations 1..depth (run in a worker)."""
     player, opponent, depth = args
@@ -76,13 +87,19 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--bands", type=int, default=1, help="also by this many bands of empties")
+    ap.add_argument("--weights", type=Path, help="weight file (default: the packaged one)")
     args = ap.parse_args()
     if not 1 <= args.min <= args.max <= 59:  # a random game reaches 1..59 empties
         ap.error(f"need 1 <= --min <= --max <= 59, not {args.min}..{args.max}")
     if args.positions < 2 or not 3 <= args.depth <= 60 or args.workers < 1:
         ap.error("need --positions >= 2, --depth in 3..60 and --workers >= 1")
+    if args.weights is not None:
+        try:
+            use_weights(args.weights)
+        except (OSError, OutflankError) as exc:
+            ap.error(f"--weights: {exc}")
     positions = sample_positions(args.positions, args.min, args.max, args.seed)
-    with Pool(args.workers) as pool:
+    with Pool(args.workers, use_weights, (args.weights,)) as pool:
         runs = pool.map(depth_scores, [(p, o, args.depth) for p, o in positions])
     empties = [64 - bin(p | o).count("1") for p, o in positions]
     # games that ended before the deepest search drop out
