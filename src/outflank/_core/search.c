@@ -198,12 +198,14 @@ static inline void pv_update(Search *s, int ply, int move) {
 /* Probable cut-offs (ProbCut): at a null-window node of depth >= MPC_MIN, a
  * search of depth mpc_shallow(depth) predicts the deep score; a prediction
  * that clears the window by mpc_t / 100 standard deviations of its error
- * (MPC_SIGMA, 1/100 disc, measured by scripts/mpc_sigma.py) cuts the node. */
+ * (MPC_SIGMA, 1/100 disc, measured by scripts/mpc_sigma.py) cuts the node.
+ * The table belongs to the packaged weights (data/eval.bin.gz): a new
+ * weight file is measured for a table of its own (--weights FILE). */
 #ifndef MPC_MIN
 #define MPC_MIN 3
 #endif
 #ifndef MPC_SIGMA_TABLE /* from depth 3 on; the last value serves every deeper search */
-#define MPC_SIGMA_TABLE 351, 297, 278, 380, 408, 338, 299, 375, 354, 336, 285, 330
+#define MPC_SIGMA_TABLE 233, 219, 202, 292, 263, 237, 219, 279, 270, 300, 295
 #endif
 static const int MPC_SIGMA[] = {0, 0, 0, MPC_SIGMA_TABLE};
 #define MPC_SIGMA_N ((int)(sizeof MPC_SIGMA / sizeof MPC_SIGMA[0]))
