@@ -6,8 +6,9 @@ margin of t standard deviations of (score at D) - (score at d). This script
 plays self-play games with random moves mixed in, takes positions with
 ``--min``..``--max`` empties, searches each to ``--depth`` plies with the
 ``default`` evaluator (the packaged weights, or ``--weights FILE``) and no
-probable cut-offs, and prints that standard
-deviation (1/100 disc) for every D: the values of ``MPC_SIGMA_TABLE``.
+probable cut-offs, and prints that standard deviation (1/100 disc) for
+every D: the values of ``MPC_SIGMA_TABLE``, which go with the weights
+they were measured with.
 
 Run:  python scripts/mpc_sigma.py --positions 200 --depth 12 [--bands 3] [--weights FILE]
 
