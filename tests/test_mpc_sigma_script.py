@@ -19,12 +19,16 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGED = ROOT / "src" / "outflank" / "data" / "eval.bin.gz"
 
 
-def _sigma_table(*args: str) -> list[int]:
+def _run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    run = subprocess.run(
-        [sys.executable, "scripts/mpc_sigma.py", "--positions", "6", "--depth", "5", *args],
-        capture_output=True, text=True, env=env, timeout=120, cwd=ROOT,
+    return subprocess.run(
+        [sys.executable, "scripts/mpc_sigma.py", *args],
+        capture_output=True, text=True, env=env, timeout=timeout, cwd=ROOT,
     )  # fmt: skip
+
+
+def _sigma_table(*args: str) -> list[int]:
+    run = _run("--positions", "6", "--depth", "5", *args)
     assert run.returncode == 0, run.stderr
     line = next(x for x in run.stdout.splitlines() if x.startswith("MPC_SIGMA_TABLE"))
     return [int(v) for v in line.split(" ", 1)[1].split(",")]
@@ -48,11 +52,7 @@ def test_weights_reach_the_workers(tmp_path: Path) -> None:
 def test_a_bad_weight_file_is_a_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.bin"
     bad.write_bytes(b"not a weight file")
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     for path in (bad, tmp_path / "missing.bin"):
-        run = subprocess.run(
-            [sys.executable, "scripts/mpc_sigma.py", "--weights", str(path)],
-            capture_output=True, text=True, env=env, timeout=60, cwd=ROOT,
-        )  # fmt: skip
+        run = _run("--weights", str(path), timeout=60)
         assert run.returncode == 2
         assert "--weights" in run.stderr and "Traceback" not in run.stderr
