@@ -58,9 +58,5 @@ void mem_free_large(void *p, size_t size) {
 }
 
 void mem_clear_large(void *p, size_t size) {
-    if (!p) return;
-#ifdef __linux__
-    if (size >= HUGE_PAGE && madvise(p, round_up(size, HUGE_PAGE), MADV_DONTNEED) == 0) return;
-#endif
-    memset(p, 0, size);
+    if (p) memset(p, 0, size);
 }
