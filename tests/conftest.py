@@ -38,6 +38,15 @@ def random_position(seed: int, empties: int) -> Board:
         rng.seed(rng.random())
 
 
+def resident_kib() -> int:
+    """This process's resident memory in KiB (Linux ``/proc``; 0 elsewhere)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
 def data_path(*parts: str) -> Path:
     """A file or folder under tests/data; the test fails (never skips) when
     it is missing, so a clone without its data cannot pass quietly."""

@@ -13,7 +13,7 @@ import pytest
 
 import engine_oracle
 import oracle
-from conftest import random_position, stop_during
+from conftest import random_position, resident_kib, stop_during
 from outflank import PASS, Board, Move, Rules, _core
 from outflank.engine import (
     LEVELS,
@@ -180,12 +180,7 @@ def test_clear_forgets_every_table_of_the_solver(ffo_dir: Path) -> None:
     assert warm.nodes < first.nodes
 
 
-def _resident_mib() -> float:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
-@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads Linux's /proc")
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads Linux's /proc")
 def test_clear_keeps_the_table_in_memory() -> None:
     """clear() zeroes the table where it is: were its pages handed back to
     the kernel, the next search would fault them in again within its own
@@ -194,9 +189,9 @@ def test_clear_keeps_the_table_in_memory() -> None:
     whole table."""
     engine = Engine(tt_mb=64, threads=1)
     engine.search(Board(), depth=10)  # touches pages all over the table
-    before = _resident_mib()
+    before = resident_kib()
     engine.clear()
-    assert _resident_mib() >= before - 4
+    assert resident_kib() >= before - 4096
 
 
 def test_probable_mode_is_the_selective_pass_without_the_proof(ffo_dir: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import random_position, stop_during
+from conftest import random_position, resident_kib, stop_during
 from outflank import Board, _core
 from outflank.engine import MODE_MID, Engine, SearchResult
 from outflank.errors import OutflankError
@@ -129,14 +129,6 @@ def _tasks() -> int:
     return len(os.listdir("/proc/self/task"))
 
 
-def _rss_kib() -> int:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
-
-
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 def test_many_short_parallel_searches_leave_no_thread_or_memory() -> None:
     board = Board.from_transcript("f5d6c3d3c4f4f6")
@@ -145,13 +137,13 @@ def test_many_short_parallel_searches_leave_no_thread_or_memory() -> None:
     for _ in range(5):  # the table's pages, the helpers' states: allocated once
         engine.search(board, depth=7)
         engine.solve(end)
-    tasks, rss = _tasks(), _rss_kib()
+    tasks, rss = _tasks(), resident_kib()
     for i in range(120):
         engine.search(board, depth=6 + i % 3)
         if i % 10 == 0:
             engine.solve(end)
         assert _tasks() == tasks  # the helpers end with their search
-    assert _rss_kib() - rss < 4096
+    assert resident_kib() - rss < 4096
     for _ in range(20):  # engines made and dropped: their threads and tables go too
         _engine(3, tt_mb=4).search(board, depth=6)
     assert _tasks() == tasks
