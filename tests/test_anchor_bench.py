@@ -81,7 +81,7 @@ def test_specs_keep_their_keys_and_swap_their_time() -> None:
     assert anchor.time_of("engine:depth=3") is None
     player = anchor.make_outflank("engine:preset=default,time=0.1")
     assert player.engine.threads == 1 and player.engine.time == 0.1
-    assert player.engine.selective == 0.8 and player.engine.endgame == 20
+    assert player.engine.selective == 0.8 and player.engine.endgame == 18
 
 
 def test_calibration_finds_the_depth_nearest_in_time() -> None:

@@ -19,6 +19,7 @@ from outflank.engine import (
     LEVELS,
     MODE_EXACT,
     MODE_MID,
+    MODE_WLD,
     Engine,
     MoveScore,
     SearchInfo,
@@ -876,3 +877,80 @@ def test_an_exact_solve_takes_solve_time_times_the_engines_own_time() -> None:
         (MODE_EXACT, 2.0),
     ]  # fmt: skip
     assert Engine(time=0.5).solve_time == 1.0  # other engines: the same time
+
+
+def _decided(sign: int) -> Board:
+    """A position of 16 empties whose exact value has the given sign."""
+    solver = Engine(threads=1)
+    for seed in range(200):
+        board = random_position(seed, 16)
+        value = solver.solve(board).score
+        if (value > 0) - (value < 0) == sign:
+            return board
+    raise AssertionError("no such position")
+
+
+def test_wld_plays_a_proven_win() -> None:
+    """Between ``endgame`` and ``wld`` empties a win/draw/loss solve comes
+    first; a proven win plays a winning move and says so."""
+    board = _decided(+1)
+    engine = Engine.preset("default", time=0.2, endgame=12, wld=16, threads=1)
+    result = engine.search(board)
+    assert result.wld and not result.exact and result.score == 1.0
+    after = board.copy()
+    after.push(result.best_move)
+    value = Engine(threads=1).solve(after).score
+    assert (value < 0) if after.turn != board.turn else (value > 0)
+
+
+def test_wld_leaves_a_lost_position_to_the_midgame_search() -> None:
+    """A proven loss (every move loses) is no reason for any move: the
+    midgame search chooses, and the call counts both searches' work."""
+    board = _decided(-1)
+    engine = Engine.preset("default", time=0.2, endgame=12, wld=16, threads=1)
+    recorder = _RecordingSearcher(engine._searcher)
+    engine._searcher = recorder  # type: ignore[assignment]
+    result = engine.search(board)
+    assert [(c["mode"], c["time"]) for c in recorder.calls] == [(MODE_WLD, 0.8), (MODE_MID, 0.2)]
+    assert not result.wld and not result.exact
+    assert result.best_move in board.legal_moves
+
+
+def test_wld_cut_short_leaves_the_move_to_the_midgame_search() -> None:
+    """A win/draw/loss solve that runs out of its budget (here the engine's
+    own node limit) costs that budget and no more: the midgame search
+    answers, with both searches' nodes."""
+    board = random_position(5, 22)
+    engine = Engine.preset("default", time=1.0, nodes=5_000, wld=22, threads=1)
+    recorder = _RecordingSearcher(engine._searcher)
+    engine._searcher = recorder  # type: ignore[assignment]
+    result = engine.search(board)
+    assert [c["mode"] for c in recorder.calls] == [MODE_WLD, MODE_MID]
+    assert not result.wld and result.depth >= 1 and result.nodes > 5_000
+    assert result.best_move in board.legal_moves
+
+
+def test_wld_only_on_the_engines_own_time() -> None:
+    """A limit passed to the call, a depth-only engine, or a position
+    outside (endgame, wld] gets no win/draw/loss solve."""
+    board = _decided(+1)
+    engine = Engine.preset("default", time=0.2, endgame=12, wld=16, threads=1)
+    recorder = _RecordingSearcher(engine._searcher)
+    engine._searcher = recorder  # type: ignore[assignment]
+    engine.search(board, time=0.05)
+    engine.configure(wld=15)
+    engine.search(board)
+    assert [c["mode"] for c in recorder.calls] == [MODE_MID, MODE_MID]
+    assert not Engine(depth=4, endgame=12, wld=16).search(board).wld
+
+
+def test_wld_is_checked() -> None:
+    for w in (-1, 65, True, "20", 20.0):
+        with pytest.raises(OutflankError, match="wld"):
+            Engine(wld=w)  # type: ignore[arg-type]
+    engine = Engine(wld=22)
+    with pytest.raises(OutflankError):
+        engine.configure(wld=99)
+    assert engine.wld == 22  # a rejected setting changes nothing
+    preset = Engine.preset("default")
+    assert (preset.wld, preset.endgame) == (22, 18)  # docs/engine.md, "Levels and presets"

@@ -69,6 +69,9 @@ class SearchResult:
     nps: float
     exact: bool
     book: bool = False  # from the opening book, not searched now
+    #: a proven result, not an estimate: the engine's win/draw/loss solve
+    #: (``wld``) found the move; ``score`` is then +1 (a win) or 0 (a draw)
+    wld: bool = False
 
 
 @dataclass(frozen=True)
@@ -125,15 +128,16 @@ PRESETS: Final[dict[str, dict[str, Any]]] = {
     "default": {
         "evaluator": "default",
         "time": 1.0,
-        "endgame": 20,
+        "endgame": 18,
         "selective": 0.8,
         "solve_time": 4.0,
+        "wld": 22,
     },
 }
 
 _ENGINE_KEYS: Final = (
     "depth", "time", "nodes", "endgame", "random", "selective", "seed", "book", "book_tolerance",
-    "threads", "solve_time",
+    "threads", "solve_time", "wld",
 )  # fmt: skip
 
 
@@ -206,7 +210,12 @@ class Engine:
     every node to full depth. ``solve_time=k`` lets an exact solve take
     up to k times the engine's own ``time`` (1, the default: the same
     time); the ``default`` preset gives it 4, for an exact endgame decides
-    more than any midgame move (docs/engine.md, "Limits").
+    more than any midgame move (docs/engine.md, "Limits"). ``wld=N``
+    (0, the default: off) first decides win, draw or loss where the
+    position has more than ``endgame`` and at most N empties, within that
+    same solve budget, when the engine searches on its own time: a proven
+    win or draw plays its move (``SearchResult.wld``), a proven loss or a
+    solve cut short leaves the move to the midgame search.
 
     ``threads=N`` (default: every core the process may use) is the number
     of threads each search runs on (the C core splits the tree between
@@ -244,6 +253,7 @@ class Engine:
         book_tolerance: float = 0.0,
         threads: int | None = None,
         solve_time: float = 1.0,
+        wld: int = 0,
         **evaluator_params: Any,
     ) -> None:
         if isinstance(tt_mb, bool) or not isinstance(tt_mb, int) or not 1 <= tt_mb <= 65536:
@@ -268,13 +278,14 @@ class Engine:
         self.random = 0.0
         self.selective = 0.0
         self.solve_time = 1.0
+        self.wld = 0
         self.book: Book | None = None
         self.book_tolerance = 0.0
         self._stopped = False
         settings = self._checked_settings(
             depth=depth, time=time, nodes=nodes, endgame=endgame, random=random,
             selective=selective, seed=seed, book=book, book_tolerance=book_tolerance,
-            solve_time=solve_time,
+            solve_time=solve_time, wld=wld,
         )  # fmt: skip
         self._rng = _rng(None)
         self._apply_settings(settings)
@@ -364,6 +375,11 @@ class Engine:
             if isinstance(k, bool) or not isinstance(k, int | float) or not 1 <= k <= 100:
                 raise OutflankError(f"solve_time must be a factor in 1..100, not {k!r}")
             out["solve_time"] = float(k)
+        if "wld" in given:
+            w = given["wld"]
+            if isinstance(w, bool) or not isinstance(w, int) or not 0 <= w <= 64:
+                raise OutflankError(f"wld must be a number of empties in 0..64, not {w!r}")
+            out["wld"] = w
         if given.get("seed") is not None:
             s = given["seed"]
             if isinstance(s, bool) or not isinstance(s, int):
@@ -459,6 +475,15 @@ class Engine:
             return True
         return self._endgame_set and not depth_in_call
 
+    def _decides(self, board: Board, time: float | None, own_limits: bool) -> bool:
+        """Try a win/draw/loss solve before the midgame search? Only on the
+        engine's own time, for an Othello board of more than ``endgame`` and
+        at most ``wld`` empties."""
+        return (
+            own_limits and bool(time) and self.endgame < board.empties <= self.wld
+            and board.rules is Rules.OTHELLO
+        )  # fmt: skip
+
     def _score(self, value: int, exact: bool, discs: bool = False) -> float:
         if exact or discs:
             return float(value)
@@ -466,9 +491,12 @@ class Engine:
             return float(value - _core.SCORE_WIN if value > 0 else value + _core.SCORE_WIN)
         return value / self._evaluator.scale
 
-    def _result(self, raw: dict[str, Any], exact: bool, discs: bool = False) -> SearchResult:
+    def _result(
+        self, raw: dict[str, Any], exact: bool, discs: bool = False, wld: bool = False
+    ) -> SearchResult:
         """A SearchResult from the core's dict; ``discs``: the score is in
-        discs even if not exact (an interrupted endgame solve's estimate)."""
+        discs even if not exact (an interrupted endgame solve's estimate);
+        ``wld``: a proven win (+1) or draw (0)."""
         elapsed = raw["elapsed"]
         nodes = raw["nodes"]
         pv = [_move(sq) for sq in raw["pv"]] or [_move(raw["move"])]
@@ -481,6 +509,7 @@ class Engine:
             elapsed=elapsed,
             nps=nodes / elapsed if elapsed > 0 else float(nodes),
             exact=exact,
+            wld=wld,
         )
 
     def _callback(
@@ -559,7 +588,23 @@ class Engine:
                               on_info),
                     exact=False,
                 )  # fmt: skip
-            return self._result(self._mid(board, depth, time, nodes, on_info), exact=False)
+            tried = None
+            if self._decides(board, time, own_limits):
+                tried = self._searcher.search(
+                    board.player, board.opponent, mode=MODE_WLD,
+                    time=self._solve_limit(time, own_limits) or 0.0, nodes=nodes or 0,
+                )  # fmt: skip
+                if not tried["aborted"] and tried["score"] >= 0:  # a proven win or draw
+                    tried["score"] = int(tried["score"] > 0)
+                    return self._result(tried, exact=False, discs=True, wld=True)
+                if self._stopped:  # its pre-search's move, as a stopped solve's
+                    return self._result(tried, exact=False, discs=True)
+            # a proven loss, or out of time: the midgame search chooses
+            raw = self._mid(board, depth, time, nodes, on_info)
+            if tried is not None:  # the call's work is both searches'
+                raw["nodes"] += tried["nodes"]
+                raw["elapsed"] += tried["elapsed"]
+            return self._result(raw, exact=False)
 
     def analyze(
         self, board: Board, depth: int | None = None, time: float | None = None

@@ -217,3 +217,19 @@ def test_the_ai_searches_on_the_threads_the_settings_give(make_app: Callable[...
     assert engine.threads == 2  # type: ignore[attr-defined]
     assert "AI level 3, 2 threads" in app.scene().info
     assert make_app(ai="3").threads == default_threads()
+
+
+def test_a_computer_moves_score_is_told_as_the_engine_found_it() -> None:
+    from outflank.board import Move
+    from outflank.engine import SearchResult
+    from outflank.gui.app import score_note
+
+    def result(score: float, **flags: bool) -> SearchResult:
+        move = Move(parse_square("d3"))
+        return SearchResult(move, score, [move], 8, 100, 0.01, 1e4, False, **flags)
+
+    assert score_note(result(2.5)) == " (+2.5)"
+    assert score_note(result(-1.0, book=True)) == " (-1.0, book)"
+    assert score_note(result(1.0, wld=True)) == " (a proven win)"
+    assert score_note(result(0.0, wld=True)) == " (a proven draw)"
+    assert score_note(object()) == ""

@@ -138,7 +138,7 @@ class AISpec:
 
 
 #: The levels around the ``default`` preset's strength (1 s a move, exact
-#: from 20 empties): L from it goes up to the second, Shift+L down to the first.
+#: from 18 empties): L from it goes up to the second, Shift+L down to the first.
 _DEFAULT_BETWEEN = (16, 17)
 
 #: What ``L`` walks up: the seeds' AIs (weakest first), then engine levels 1-20.

@@ -81,6 +81,20 @@ def _icon() -> pygame.Surface:
     return icon
 
 
+def score_note(answer: object) -> str:
+    """How a computer move's score is told after the move: `` (+2.5)``, with
+    ``book`` for the opening book's, or a proven win or draw (the engine's
+    win/draw/loss solve, ``SearchResult.wld``); empty without a score."""
+    score = getattr(answer, "score", None)
+    if not isinstance(score, int | float):
+        return ""
+    if getattr(answer, "wld", False):
+        return " (a proven win)" if score > 0 else " (a proven draw)"
+    if getattr(answer, "book", False):
+        return f" ({score:+.1f}, book)"
+    return f" ({score:+.1f})"
+
+
 class App:
     """The desktop game.
 
@@ -396,12 +410,10 @@ class App:
         if result.kind == "move":
             move = best_move_of(result.value)
             self._pending = move
-            score = getattr(result.value, "score", None)
-            shown = f" ({score:+.1f})" if isinstance(score, int | float) else ""
-            if getattr(result.value, "book", False):
-                shown = f" ({score:+.1f}, book)"
             # said once the move is on the board, not while the last one still turns
-            self._pending_note = f"{self.ai.label.capitalize()} played {move}{shown}"
+            self._pending_note = (
+                f"{self.ai.label.capitalize()} played {move}{score_note(result.value)}"
+            )
         elif result.kind == "hint":
             self.hints = [
                 HintMark(
