@@ -24,6 +24,7 @@ from outflank.engine import (
     MoveScore,
     SearchInfo,
     SearchResult,
+    wld_cost,
 )
 from outflank.errors import GameOverError, OutflankError, SearchLimitError
 from outflank.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
@@ -942,6 +943,18 @@ def test_wld_only_on_the_engines_own_time() -> None:
     engine.search(board)
     assert [c["mode"] for c in recorder.calls] == [MODE_MID, MODE_MID]
     assert not Engine(depth=4, endgame=12, wld=16).search(board).wld
+
+
+def test_wld_is_tried_only_where_its_budget_covers_it() -> None:
+    """At 0.03 s a move (a solve budget of 0.12 s) the win/draw/loss solve
+    is tried at 22 empties, not at 23 or 24, however far ``wld`` reaches."""
+    engine = Engine.preset("default", time=0.03, wld=30, threads=1)
+    recorder = _RecordingSearcher(engine._searcher)
+    engine._searcher = recorder  # type: ignore[assignment]
+    for empties in (24, 23, 22):
+        engine.search(random_position(7, empties))
+    assert [c["mode"] for c in recorder.calls][:3] == [MODE_MID, MODE_MID, MODE_WLD]
+    assert [round(wld_cost(e), 3) for e in (20, 22, 24)] == [0.015, 0.094, 0.586]
 
 
 def test_wld_is_checked() -> None:
