@@ -802,7 +802,7 @@ def _rng(seed: int | None) -> random.Random:
 #: game (one thread, the table warm from the earlier moves); each empty
 #: more multiplies it by :data:`WLD_COST_GROWTH`. :meth:`Engine.search`
 #: tries one only where its budget covers that: at 4 times 0.03 s a move
-#: up to 22 empties, 0.1 s 23, 0.27 s 24, 1 s 26.
+#: up to 22 empties, 0.1 s 23, 0.27 s 24, 1 s 26 (as far as ``wld`` reaches).
 WLD_COST_20: Final = 0.015
 WLD_COST_GROWTH: Final = 2.5
 
