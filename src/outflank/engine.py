@@ -476,15 +476,17 @@ class Engine:
             return True
         return self._endgame_set and not depth_in_call
 
-    def _decides(self, board: Board, time: float | None, own_limits: bool) -> bool:
-        """Try a win/draw/loss solve before the midgame search? Only on the
-        engine's own time, for an Othello board of more than ``endgame`` and
-        at most ``wld`` empties, and where the solve's budget is likely to
-        be enough (:data:`WLD_COST_20`)."""
+    def _wld_budget(self, board: Board, time: float | None, own_limits: bool) -> float | None:
+        """The time of a win/draw/loss solve before the midgame search, or
+        None for none: only on the engine's own time, for an Othello board
+        of more than ``endgame`` and at most ``wld`` empties, and where the
+        solve's budget is likely to be enough (:data:`WLD_COST_20`)."""
         if not (own_limits and time and self.endgame < board.empties <= self.wld):
-            return False
-        budget = self._solve_limit(time, own_limits) or 0.0
-        return board.rules is Rules.OTHELLO and budget >= wld_cost(board.empties)
+            return None
+        budget = self._solve_limit(time, own_limits)
+        if board.rules is not Rules.OTHELLO or budget is None or budget < wld_cost(board.empties):
+            return None
+        return budget
 
     def _score(self, value: int, exact: bool, discs: bool = False) -> float:
         if exact or discs:
@@ -591,11 +593,11 @@ class Engine:
                     exact=False,
                 )  # fmt: skip
             tried = None
-            if self._decides(board, time, own_limits):
+            budget = self._wld_budget(board, time, own_limits)
+            if budget is not None:
                 tried = self._searcher.search(
-                    board.player, board.opponent, mode=MODE_WLD,
-                    time=self._solve_limit(time, own_limits) or 0.0, nodes=nodes or 0,
-                )  # fmt: skip
+                    board.player, board.opponent, mode=MODE_WLD, time=budget, nodes=nodes or 0
+                )
                 if not tried["aborted"] and tried["score"] >= 0:  # a proven win or draw
                     tried["score"] = int(tried["score"] > 0)
                     return self._result(tried, exact=False, discs=True, wld=True)
