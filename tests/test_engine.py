@@ -15,10 +15,12 @@ import engine_oracle
 import oracle
 from conftest import random_position, resident_kib, stop_during
 from outflank import PASS, Board, Move, Rules, _core
+from outflank import engine as engine_module
 from outflank.engine import (
     LEVELS,
     MODE_EXACT,
     MODE_MID,
+    MODE_PROBABLE_WLD,
     MODE_WLD,
     Engine,
     MoveScore,
@@ -212,7 +214,24 @@ def test_probable_mode_is_the_selective_pass_without_the_proof(ffo_dir: Path) ->
         same += probable["score"] == exact["score"]
     assert same >= len(entries) - 3
     with pytest.raises(ValueError, match="mode"):
-        _core.Searcher(16).search(board.player, board.opponent, mode=4)
+        _core.Searcher(16).search(board.player, board.opponent, mode=5)
+
+
+def test_probable_wld_mode_is_the_selective_pass_with_the_wld_window(ffo_dir: Path) -> None:
+    """Mode 4 is mode 3 with mode 2's window: on FFO #23-#37 its verdict
+    (win, draw or loss) is the proven one for all but a few positions,
+    found with fewer nodes."""
+    entries = read_obf_file(ffo_dir / "fforum-20-39.obf")[23 - 20 : 38 - 20]
+    same = 0
+    for entry in entries:
+        board = entry.board
+        probable = _core.Searcher(16).search(board.player, board.opponent, mode=MODE_PROBABLE_WLD)
+        proven = _core.Searcher(16).search(board.player, board.opponent, mode=MODE_WLD)
+        sign = (entry.best_score > 0) - (entry.best_score < 0)
+        assert (proven["score"] > 0) - (proven["score"] < 0) == sign, entry.line
+        assert -1 <= probable["score"] <= 1 and probable["nodes"] < proven["nodes"], entry.line
+        same += (probable["score"] > 0) - (probable["score"] < 0) == sign
+    assert same >= len(entries) - 2
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -945,16 +964,36 @@ def test_wld_only_on_the_engines_own_time() -> None:
     assert not Engine(depth=4, endgame=12, wld=16).search(board).wld
 
 
-def test_wld_is_tried_only_where_its_budget_covers_it() -> None:
-    """At 0.03 s a move (a solve budget of 0.12 s) the win/draw/loss solve
-    is tried at 22 empties, not at 23 or 24, however far ``wld`` reaches."""
-    engine = Engine.preset("default", time=0.03, wld=30, threads=1)
+def test_wld_is_proven_or_probable_as_its_budget_allows() -> None:
+    """At 0.03 s a move (a solve budget of 0.12 s) win, draw or loss is
+    proven at 20 empties, decided by the probable pass at 21-23 and not
+    tried at 24, however far ``wld`` reaches."""
+    engine = Engine.preset("default", time=0.03, endgame=18, wld=30, threads=1)
     recorder = _RecordingSearcher(engine._searcher)
     engine._searcher = recorder  # type: ignore[assignment]
-    for empties in (24, 23, 22):
+    for empties in (24, 23, 22, 21, 20):
+        recorder.calls.clear()
         engine.search(random_position(7, empties))
-    assert [c["mode"] for c in recorder.calls][:3] == [MODE_MID, MODE_MID, MODE_WLD]
+        assert recorder.calls[0]["mode"] == {24: MODE_MID, 20: MODE_WLD}.get(
+            empties, MODE_PROBABLE_WLD
+        ), empties
     assert [round(wld_cost(e), 3) for e in (20, 22, 24)] == [0.015, 0.094, 0.586]
+
+
+def test_a_probable_win_plays_a_winning_move_and_says_it_is_not_proven(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where a proof is beyond the budget (here: always), the solver's
+    probable pass decides; on a clear win its move wins."""
+    monkeypatch.setattr(engine_module, "WLD_PROOF_MARGIN", 1e9)
+    board = _decided(+1)
+    engine = Engine.preset("default", time=0.2, endgame=12, wld=16, threads=1)
+    result = engine.search(board)
+    assert result.wld and result.probable and not result.exact and result.score == 1.0
+    after = board.copy()
+    after.push(result.best_move)
+    value = Engine(threads=1).solve(after).score
+    assert (value < 0) if after.turn != board.turn else (value > 0)
 
 
 def test_wld_is_checked() -> None:

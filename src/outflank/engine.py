@@ -35,7 +35,7 @@ from outflank.threads import check_threads, default_threads
 
 __all__ = ["LEVELS", "PRESETS", "Engine", "MoveScore", "SearchInfo", "SearchResult"]
 
-MODE_MID, MODE_EXACT, MODE_WLD = 0, 1, 2
+MODE_MID, MODE_EXACT, MODE_WLD, MODE_PROBABLE_WLD = 0, 1, 2, 4
 #: An exact solve that runs out of time answers with its pre-search's move if
 #: that midgame search got this deep, else with a search of this depth.
 _FALLBACK_DEPTH: Final = 6
@@ -69,9 +69,12 @@ class SearchResult:
     nps: float
     exact: bool
     book: bool = False  # from the opening book, not searched now
-    #: a proven result, not an estimate: the engine's win/draw/loss solve
-    #: (``wld``) found the move; ``score`` is then +1 (a win) or 0 (a draw)
+    #: the engine's win/draw/loss solve (``wld``) found the move; ``score``
+    #: is then +1 (a win) or 0 (a draw): proven, unless ``probable``
     wld: bool = False
+    #: with ``wld``: the verdict of the solver's pass with probable cut-offs
+    #: (1 standard deviation), not a proof
+    probable: bool = False
 
 
 @dataclass(frozen=True)
@@ -213,10 +216,13 @@ class Engine:
     more than any midgame move (docs/engine.md, "Limits"). ``wld=N``
     (0, the default: off) first decides win, draw or loss where the
     position has more than ``endgame`` and at most N empties, within that
-    same solve budget, when the engine searches on its own time and the
-    budget covers the solve's expected time (:func:`wld_cost`): a proven
-    win or draw plays its move (``SearchResult.wld``), a proven loss or a
-    solve cut short leaves the move to the midgame search.
+    same solve budget, when the engine searches on its own time: a proof
+    where the budget is ample for one (:data:`WLD_PROOF_MARGIN` times
+    :func:`wld_cost`), further out a probable verdict (the solver's pass
+    with probable cut-offs) where the budget covers that. A win or draw
+    plays its move (``SearchResult.wld``, and ``probable`` for a verdict
+    that is not proven); a loss or a solve cut short leaves the move to
+    the midgame search.
 
     ``threads=N`` (default: every core the process may use) is the number
     of threads each search runs on (the C core splits the tree between
@@ -476,17 +482,26 @@ class Engine:
             return True
         return self._endgame_set and not depth_in_call
 
-    def _wld_budget(self, board: Board, time: float | None, own_limits: bool) -> float | None:
-        """The time of a win/draw/loss solve before the midgame search, or
-        None for none: only on the engine's own time, for an Othello board
-        of more than ``endgame`` and at most ``wld`` empties, and where the
-        solve's budget is likely to be enough (:data:`WLD_COST_20`)."""
+    def _wld_plan(
+        self, board: Board, time: float | None, own_limits: bool
+    ) -> tuple[int, float] | None:
+        """The win/draw/loss solve before the midgame search, as (the core's
+        mode, its time), or None for none: only on the engine's own time,
+        for an Othello board of more than ``endgame`` and at most ``wld``
+        empties. A proven solve where the budget is :data:`WLD_PROOF_MARGIN`
+        times its expected time (:func:`wld_cost`), else a probable one
+        where the budget covers that (:data:`PROBABLE_WLD_SHARE`)."""
         if not (own_limits and time and self.endgame < board.empties <= self.wld):
             return None
         budget = self._solve_limit(time, own_limits)
-        if board.rules is not Rules.OTHELLO or budget is None or budget < wld_cost(board.empties):
+        if board.rules is not Rules.OTHELLO or budget is None:
             return None
-        return budget
+        cost = wld_cost(board.empties)
+        if budget >= WLD_PROOF_MARGIN * cost:
+            return MODE_WLD, budget
+        if budget >= PROBABLE_WLD_SHARE * cost:
+            return MODE_PROBABLE_WLD, budget
+        return None
 
     def _score(self, value: int, exact: bool, discs: bool = False) -> float:
         if exact or discs:
@@ -496,11 +511,16 @@ class Engine:
         return value / self._evaluator.scale
 
     def _result(
-        self, raw: dict[str, Any], exact: bool, discs: bool = False, wld: bool = False
+        self,
+        raw: dict[str, Any],
+        exact: bool,
+        discs: bool = False,
+        wld: bool = False,
+        probable: bool = False,
     ) -> SearchResult:
         """A SearchResult from the core's dict; ``discs``: the score is in
         discs even if not exact (an interrupted endgame solve's estimate);
-        ``wld``: a proven win (+1) or draw (0)."""
+        ``wld``: a win (+1) or draw (0), ``probable`` or proven."""
         elapsed = raw["elapsed"]
         nodes = raw["nodes"]
         pv = [_move(sq) for sq in raw["pv"]] or [_move(raw["move"])]
@@ -514,6 +534,7 @@ class Engine:
             nps=nodes / elapsed if elapsed > 0 else float(nodes),
             exact=exact,
             wld=wld,
+            probable=probable,
         )
 
     def _callback(
@@ -593,17 +614,19 @@ class Engine:
                     exact=False,
                 )  # fmt: skip
             tried = None
-            budget = self._wld_budget(board, time, own_limits)
-            if budget is not None:
+            plan = self._wld_plan(board, time, own_limits)
+            if plan is not None:
+                mode, budget = plan
                 tried = self._searcher.search(
-                    board.player, board.opponent, mode=MODE_WLD, time=budget, nodes=nodes or 0
+                    board.player, board.opponent, mode=mode, time=budget, nodes=nodes or 0
                 )
-                if not tried["aborted"] and tried["score"] >= 0:  # a proven win or draw
+                if not tried["aborted"] and tried["score"] >= 0:  # a win or draw
                     tried["score"] = int(tried["score"] > 0)
-                    return self._result(tried, exact=False, discs=True, wld=True)
+                    return self._result(tried, exact=False, discs=True, wld=True,
+                                        probable=mode == MODE_PROBABLE_WLD)  # fmt: skip
                 if self._stopped:  # its pre-search's move, as a stopped solve's
                     return self._result(tried, exact=False, discs=True)
-            # a proven loss, or out of time: the midgame search chooses
+            # a loss, or out of time: the midgame search chooses
             raw = self._mid(board, depth, time, nodes, on_info)
             if tried is not None:  # the call's work is both searches'
                 raw["nodes"] += tried["nodes"]
@@ -800,13 +823,21 @@ def _rng(seed: int | None) -> random.Random:
     return random.Random(seed)
 
 
-#: The expected time (seconds) of a win/draw/loss solve at 20 empties in a
-#: game (one thread, the table warm from the earlier moves); each empty
-#: more multiplies it by :data:`WLD_COST_GROWTH`. :meth:`Engine.search`
-#: tries one only where its budget covers that: at 4 times 0.03 s a move
-#: up to 22 empties, 0.1 s 23, 0.27 s 24, 1 s 26 (as far as ``wld`` reaches).
+#: The expected time (seconds) of a proven win/draw/loss solve at 20
+#: empties in a game (one thread, the table warm from the earlier moves);
+#: each empty more multiplies it by :data:`WLD_COST_GROWTH`.
 WLD_COST_20: Final = 0.015
 WLD_COST_GROWTH: Final = 2.5
+#: :meth:`Engine.search` proves win, draw or loss only where the solve's
+#: budget is this many times its expected time: with the ``default``
+#: preset's 4 times the move's time, up to 20 empties at 0.03 s a move,
+#: 22 at 0.1 s, 23 at 0.27 s, 24 at 1 s.
+WLD_PROOF_MARGIN: Final = 4.0
+#: A probable win/draw/loss solve's expected time, as a share of a proven
+#: one's (0.38-0.52 at 21-24 empties); further out the engine tries one
+#: where its budget covers that: up to 23 empties at 0.03 s a move, 24 at
+#: 0.1 s, 25 at 0.27 s, 26 at 1 s (as far as ``wld`` reaches).
+PROBABLE_WLD_SHARE: Final = 0.45
 
 
 def wld_cost(empties: int) -> float:

@@ -232,4 +232,6 @@ def test_a_computer_moves_score_is_told_as_the_engine_found_it() -> None:
     assert score_note(result(-1.0, book=True)) == " (-1.0, book)"
     assert score_note(result(1.0, wld=True)) == " (a proven win)"
     assert score_note(result(0.0, wld=True)) == " (a proven draw)"
+    assert score_note(result(1.0, wld=True, probable=True)) == " (a probable win)"
+    assert score_note(result(0.0, wld=True, probable=True)) == " (a probable draw)"
     assert score_note(object()) == ""

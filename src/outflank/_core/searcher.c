@@ -15,7 +15,7 @@
 #include "search.h"
 #include "searcher.h"
 
-enum { MODE_MID = 0, MODE_EXACT = 1, MODE_WLD = 2, MODE_PROBABLE = 3 };
+enum { MODE_MID = 0, MODE_EXACT = 1, MODE_WLD = 2, MODE_PROBABLE = 3, MODE_PROBABLE_WLD = 4 };
 
 
 typedef struct {
@@ -222,7 +222,8 @@ PyDoc_STRVAR(search_doc,
              "       callback=None, analyze=False, selective=0) -> dict\n\n"
              "mode 0: iterative deepening to depth on evaluator scores; 1: exact\n"
              "endgame (disc difference); 2: win/draw/loss (-1, 0, +1 bounds); 3:\n"
-             "probable endgame score (selective search with probable cut-offs).\n"
+             "probable endgame score (selective search with probable cut-offs); 4:\n"
+             "probable win/draw/loss (mode 3's search with mode 2's window).\n"
              "time (seconds) and nodes of 0 mean no limit. callback(depth, score,\n"
              "nodes, elapsed, pv) is called after every completed iteration with the\n"
              "GIL held. analyze scores every root move with a full window.\n"
@@ -281,7 +282,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
                                      &node_limit, &callback, &analyze, &selective))
         return NULL;
     if (!py_check_disjoint(P, O) || !ready(self)) return NULL;
-    if (mode < MODE_MID || mode > MODE_PROBABLE) {
+    if (mode < MODE_MID || mode > MODE_PROBABLE_WLD) {
         PyErr_Format(PyExc_ValueError, "unknown search mode %d", mode);
         return NULL;
     }
@@ -370,11 +371,12 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
             }
         }
     } else {
-        int alpha = mode == MODE_WLD ? -1 : -64, beta = mode == MODE_WLD ? 1 : 64;
+        int wld = mode == MODE_WLD || mode == MODE_PROBABLE_WLD;
+        int alpha = wld ? -1 : -64, beta = wld ? 1 : 64;
         Py_BEGIN_ALLOW_THREADS
         EvalState saved;
         end_enter(s, &saved);
-        score = mode == MODE_PROBABLE ? end_probable(s, P, O, alpha, beta, moves, n)
+        score = mode >= MODE_PROBABLE ? end_probable(s, P, O, alpha, beta, moves, n)
                 : analyze             ? end_analyze(s, P, O, alpha, beta, moves, n)
                                       : end_solve(s, P, O, alpha, beta, moves, n);
         end_leave(s, &saved);

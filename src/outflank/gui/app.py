@@ -83,13 +83,15 @@ def _icon() -> pygame.Surface:
 
 def score_note(answer: object) -> str:
     """How a computer move's score is told after the move: `` (+2.5)``, with
-    ``book`` for the opening book's, or a proven win or draw (the engine's
-    win/draw/loss solve, ``SearchResult.wld``); empty without a score."""
+    ``book`` for the opening book's, or a win or draw, proven or probable
+    (the engine's win/draw/loss solve, ``SearchResult.wld`` and
+    ``probable``); empty without a score."""
     score = getattr(answer, "score", None)
     if not isinstance(score, int | float):
         return ""
     if getattr(answer, "wld", False):
-        return " (a proven win)" if score > 0 else " (a proven draw)"
+        how = "probable" if getattr(answer, "probable", False) else "proven"
+        return f" (a {how} win)" if score > 0 else f" (a {how} draw)"
     if getattr(answer, "book", False):
         return f" ({score:+.1f}, book)"
     return f" ({score:+.1f})"
