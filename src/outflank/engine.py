@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from outflank import _core
+from outflank._core import MODE_EXACT, MODE_MID, MODE_PROBABLE_WLD, MODE_WLD
 from outflank.board import PASS, Board, Move, Rules
 from outflank.book.store import Book, BookEntry, BookMove
 from outflank.errors import GameOverError, OutflankError, SearchLimitError
@@ -35,7 +36,6 @@ from outflank.threads import check_threads, default_threads
 
 __all__ = ["LEVELS", "PRESETS", "Engine", "MoveScore", "SearchInfo", "SearchResult"]
 
-MODE_MID, MODE_EXACT, MODE_WLD, MODE_PROBABLE_WLD = 0, 1, 2, 4
 #: An exact solve that runs out of time answers with its pre-search's move if
 #: that midgame search got this deep, else with a search of this depth.
 _FALLBACK_DEPTH: Final = 6

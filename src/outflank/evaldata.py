@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from outflank import _core
+from outflank._core import MODE_EXACT, MODE_MID, MODE_PROBABLE  # the core's search modes
 from outflank.cluster import ray_cancel, ray_session, ray_wait
 from outflank.errors import OutflankError
 from outflank.interrupt import Stop, WorkerPool
@@ -69,7 +70,6 @@ __all__ = [
 
 EXACT, PROBABLE, SEARCH = 0, 1, 2
 KIND_NAMES = {EXACT: "exact", PROBABLE: "probable", SEARCH: "search"}
-MODE_MID, MODE_EXACT, MODE_PROBABLE = 0, 1, 3  # the core's search modes
 START_PLAYER, START_OPPONENT = 0x0000000810000000, 0x0000001008000000
 
 #: Column name -> numpy dtype of the data files.

@@ -376,9 +376,10 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
         Py_BEGIN_ALLOW_THREADS
         EvalState saved;
         end_enter(s, &saved);
-        score = mode >= MODE_PROBABLE ? end_probable(s, P, O, alpha, beta, moves, n)
-                : analyze             ? end_analyze(s, P, O, alpha, beta, moves, n)
-                                      : end_solve(s, P, O, alpha, beta, moves, n);
+        int probable = mode == MODE_PROBABLE || mode == MODE_PROBABLE_WLD;
+        score = probable  ? end_probable(s, P, O, alpha, beta, moves, n)
+                : analyze ? end_analyze(s, P, O, alpha, beta, moves, n)
+                          : end_solve(s, P, O, alpha, beta, moves, n);
         end_leave(s, &saved);
         Py_END_ALLOW_THREADS
         aborted = ABORTED(s) != 0;
@@ -473,7 +474,12 @@ int searcher_register(PyObject *module) {
         PyModule_AddIntConstant(module, "EVAL_FISH", EVAL_FISH) < 0 ||
         PyModule_AddIntConstant(module, "EVAL_HEURISTIC", EVAL_HEURISTIC) < 0 ||
         PyModule_AddIntConstant(module, "EVAL_REGIONS", EVAL_REGIONS) < 0 ||
-        PyModule_AddIntConstant(module, "EVAL_DISCS", EVAL_DISCS) < 0)
+        PyModule_AddIntConstant(module, "EVAL_DISCS", EVAL_DISCS) < 0 ||
+        PyModule_AddIntConstant(module, "MODE_MID", MODE_MID) < 0 ||
+        PyModule_AddIntConstant(module, "MODE_EXACT", MODE_EXACT) < 0 ||
+        PyModule_AddIntConstant(module, "MODE_WLD", MODE_WLD) < 0 ||
+        PyModule_AddIntConstant(module, "MODE_PROBABLE", MODE_PROBABLE) < 0 ||
+        PyModule_AddIntConstant(module, "MODE_PROBABLE_WLD", MODE_PROBABLE_WLD) < 0)
         return -1;
     return 0;
 }
