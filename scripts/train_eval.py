@@ -22,6 +22,14 @@ validation error (the packaged weights: S = 5; docs/evaluation.md).
 --parity gives every empties count its own anchor and ties each only to
 the counts two away, so that the phases of odd and even empties (who
 moves last) are fitted apart, as NTest's and Edax's weight sets are.
+--outcome W blends each midgame search label with its game's value (the
+exact label of the game's first exactly labelled position, from the
+position's mover's view; evaldata.game_values): (1 - W) * label + W *
+value, where the game has one. It is meant for data of games played
+without random moves and labelled down into the exact range (the label
+then sees the rest of the game, not only the search's horizon); other
+sets are left as they are. --label-min E drops positions with fewer than
+E empties (after the blend, which needs the exact rows).
 --dry-run fits and reports without writing.
 Compute: about 2-3 minutes of one core per million positions for the
 legacy set, plus 1 GB of memory per million positions.
@@ -100,6 +108,24 @@ def error_table(
     return "\n".join(lines)
 
 
+def load(paths: list[Path], outcome: float, label_min: int) -> dict[str, np.ndarray]:
+    """The data sets, each search label blended with its game's value by
+    ``outcome`` (set by set: their game numbers overlap), positions with
+    fewer than ``label_min`` empties dropped."""
+    sets = []
+    for path in paths:
+        data = evaldata.load([path])
+        if outcome:
+            value = evaldata.game_values(data)
+            blend = (data["kind"] == evaldata.SEARCH) & ~np.isnan(value)
+            mixed = (1 - outcome) * data["label"] + outcome * np.nan_to_num(value)
+            data["label"] = np.where(blend, np.rint(mixed), data["label"]).astype(np.int16)
+            print(f"{path}: {int(blend.sum()):,} of {len(blend):,} labels blended")
+        keep = data["empties"] >= label_min
+        sets.append({k: v[keep] for k, v in data.items()})
+    return {k: np.concatenate([d[k] for d in sets]) for k in sets[0]}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -125,6 +151,14 @@ def main(argv: list[str] | None = None) -> int:
         "--balance", type=float, default=0.0, metavar="S",
         help="weigh each position by 1 / (1 + (label / S)^2), S in discs: positions near "
         "an even game count most (0: all alike)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--outcome", type=float, default=0.0, metavar="W",
+        help="blend search labels with their game's exact value: (1 - W) * label + W * value",
+    )  # fmt: skip
+    ap.add_argument(
+        "--label-min", type=int, default=0, metavar="E",
+        help="fit only positions with at least E empties",
     )  # fmt: skip
     ap.add_argument("--max-iter", type=int, default=600)
     ap.add_argument("--patience", type=int, default=5, help="checks (of 10 iterations) w/o gain")
@@ -158,6 +192,10 @@ def main(argv: list[str] | None = None) -> int:
             raise OutflankError("need --ridge >= 0, --smooth >= 0 and --max-iter >= 1")
         if not 0 <= args.balance < float("inf"):
             raise OutflankError("--balance must be 0 (off) or a number of discs above 0")
+        if not 0 <= args.outcome <= 1:
+            raise OutflankError("--outcome must be in 0..1")
+        if not 0 <= args.label_min <= 60:
+            raise OutflankError("--label-min must be in 0..60")
         if args.keep_above is not None and args.prior is None:
             raise OutflankError("--keep-above needs --prior")
         if args.keep_below is not None and args.prior is None:
@@ -166,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
             raise OutflankError(f"--out {args.out}: no folder {args.out.parent}")
         base = evalmodel.read(args.baseline) if args.baseline else None
         prior = evalmodel.read(args.prior) if args.prior else None
-        data = evaldata.load(args.data)
+        data = load(args.data, args.outcome, args.label_min)
     except (OutflankError, OSError) as exc:
         print(f"train_eval.py: error: {exc}", file=sys.stderr)
         return 2

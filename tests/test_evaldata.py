@@ -214,3 +214,47 @@ def test_ctrl_c_or_sigterm_keeps_the_finished_shards(
     again = _script("generate", str(folder), "--shards", str(shards), *settings)
     assert again.returncode == 0, again.stderr
     assert evaldata.done_shards(folder) == set(range(shards))
+
+
+def _rows(**columns: list[int]) -> dict[str, np.ndarray]:
+    return {name: np.array(columns[name], dtype=dtype) for name, dtype in evaldata.COLUMNS.items()
+            if name in columns}  # fmt: skip
+
+
+def test_game_values_take_each_games_first_exact_label_from_the_movers_view() -> None:
+    E, S = evaldata.EXACT, evaldata.SEARCH
+    data = _rows(
+        # game 3: black wins by 6; the first exact row (14 empties) is black's, +4
+        # game 5: a draw, matched by ply parity; its first exact row is at ply 2
+        # game 8: no exact row
+        game=[3, 3, 3, 3, 3, 5, 5, 5, 5, 8],
+        ply=[0, 1, 2, 3, 4, 0, 1, 2, 3, 0],
+        empties=[16, 15, 14, 13, 12, 16, 15, 14, 13, 16],
+        kind=[S, S, E, E, E, S, S, E, E, S],
+        label=[100, -300, 400, -200, 900, 50, -50, -100, 700, 250],
+        result=[6, -6, 6, -6, 6, 0, 0, 0, 0, 2],
+    )  # fmt: skip
+    values = evaldata.game_values(data)
+    assert values[:9].tolist() == [400, -400, 400, -400, 400, -100, 100, -100, 100]
+    assert np.isnan(values[9])
+    # the order of the rows does not matter
+    order = np.array([9, 4, 1, 7, 0, 3, 8, 2, 6, 5])
+    shuffled = evaldata.game_values({k: v[order] for k, v in data.items()})
+    assert np.array_equal(shuffled[1:], values[order][1:]) and np.isnan(shuffled[0])
+    # a set without exact rows has no game values
+    assert np.isnan(evaldata.game_values({k: v[:2] for k, v in _rows(
+        game=[1, 1], ply=[0, 1], empties=[9, 8], kind=[S, S], label=[1, 2], result=[3, -3],
+    ).items()})).all()  # fmt: skip
+
+
+def test_game_values_of_real_games_are_their_exact_labels() -> None:
+    cfg = replace(TINY, random_move=0.0, label_all=60, sample=1.0)
+    shard = evaldata.make_shard(evaldata.asdict(cfg), 2)
+    values = evaldata.game_values(shard)
+    assert not np.isnan(values).any()
+    for game in np.unique(shard["game"]):
+        mine = shard["game"] == game
+        exact = mine & (shard["kind"] == evaldata.EXACT)
+        first = np.flatnonzero(exact)[np.argmax(shard["empties"][exact])]
+        assert (np.abs(values[mine]) == abs(int(shard["label"][first]))).all()
+        assert values[first] == shard["label"][first]

@@ -277,3 +277,17 @@ def test_parity_on_the_command_line_writes_an_anchor_per_count(
     assert proc.returncode == 0, proc.stderr
     assert "parity apart" in proc.stdout
     assert evalmodel.read(out).anchors == tuple(range(61))
+
+
+def test_outcome_blend_and_label_min(data_dir: Path) -> None:
+    proc = _run(str(data_dir), "--outcome", "0.5", "--label-min", "13", "--max-iter", "10",
+                "--dry-run")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    data = evaldata.load([data_dir])
+    kept = int((data["empties"] >= 13).sum())
+    blended = int(((data["kind"] == evaldata.SEARCH) & ~np.isnan(evaldata.game_values(data))).sum())
+    assert blended > 0 and f"{blended:,} of {len(data['label']):,} labels blended" in proc.stdout
+    assert proc.stdout.splitlines()[1].startswith(f"{kept:,} positions")
+    for bad in (["--outcome", "1.5"], ["--label-min", "61"]):
+        proc = _run(str(data_dir), *bad, "--dry-run")
+        assert proc.returncode == 2 and "train_eval.py: error:" in proc.stderr

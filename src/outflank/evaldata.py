@@ -62,6 +62,7 @@ __all__ = [
     "DataConfig",
     "asdict",
     "datasheet",
+    "game_values",
     "generate",
     "load",
     "make_shard",
@@ -421,6 +422,39 @@ def load(paths: Iterable[Path]) -> dict[str, np.ndarray]:
         except (OSError, ValueError, KeyError) as exc:
             raise OutflankError(f"{path}: not a data file of this format ({exc})") from None
     return {name: np.concatenate(chunks) for name, chunks in parts.items()}
+
+
+def game_values(data: dict[str, np.ndarray]) -> np.ndarray:
+    """Each row's game value in 1/100 disc, from the row's mover's view: the
+    exact label of the same game's first exactly labelled position (the one
+    with the most empties), or NaN where the game has none.
+
+    For a game played without random moves (``random_move=0``) and labelled
+    down into the exact range, this is what the players' own play made of
+    the position, solved perfectly once it came within reach: a label from
+    beyond the labelling search's horizon. Rows of one data set only: the
+    game numbers of two sets overlap. The mover is matched by the sign of
+    the game's result, and in a drawn game by the parity of the plies (a
+    pass before the exact range would flip it; they are rare).
+    """
+    game = data["game"].astype(np.int64)
+    exact = np.flatnonzero(data["kind"] == EXACT)
+    values = np.full(len(game), np.nan)
+    if not len(exact):
+        return values
+    # per game, its exact row with the most empties
+    order = exact[np.lexsort((-data["empties"][exact].astype(np.int64), game[exact]))]
+    games, first = np.unique(game[order], return_index=True)
+    reference = order[first]
+    slot = np.minimum(np.searchsorted(games, game), len(games) - 1)
+    has = games[slot] == game
+    ref = reference[slot]
+    result = data["result"].astype(np.int64)
+    ply = data["ply"].astype(np.int64)
+    same = np.where(result != 0, np.sign(result) == np.sign(result[ref]), (ply - ply[ref]) % 2 == 0)
+    value = data["label"][ref].astype(np.float64) * np.where(same, 1.0, -1.0)
+    values[has] = value[has]
+    return values
 
 
 def shard_seconds(folder: Path) -> dict[str, float]:
