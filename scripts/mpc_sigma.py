@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from outflank import _core, evalmodel  # noqa: E402
+from outflank import _core, evaldata, evalmodel  # noqa: E402
 from outflank.board import Board  # noqa: E402
 from outflank.engine import MODE_MID  # noqa: E402
 from outflank.errors import OutflankError  # noqa: E402
@@ -68,13 +68,15 @@ def use_weights(path: Path | None) -> None:
 
 
 def depth_scores(args: tuple[int, int, int]) -> list[int]:
-    """Root scores of iterations 1..depth (run in a worker)."""
+    """Root scores of iterations 1..depth (run in a worker), in 1/100 disc
+    (a game finished within the search counts its disc difference, not the
+    search's win score, which would swamp the table)."""
     player, opponent, depth = args
     searcher = _core.Searcher(16)
     scores: list[int] = []
     searcher.search(
         player, opponent, mode=MODE_MID, depth=depth,
-        callback=lambda d, score, nodes, elapsed, pv: scores.append(score),
+        callback=lambda d, score, nodes, elapsed, pv: scores.append(evaldata.centidiscs(score)),
     )  # fmt: skip
     return scores
 

@@ -258,3 +258,10 @@ def test_game_values_of_real_games_are_their_exact_labels() -> None:
         first = np.flatnonzero(exact)[np.argmax(shard["empties"][exact])]
         assert (np.abs(values[mine]) == abs(int(shard["label"][first]))).all()
         assert values[first] == shard["label"][first]
+
+
+def test_centidiscs_turns_a_finished_games_score_into_discs() -> None:
+    win = _core.SCORE_WIN
+    assert [evaldata.centidiscs(v) for v in (win + 12, -win - 64, 350, -7, 0)] == [
+        1200, -6400, 350, -7, 0,
+    ]  # fmt: skip

@@ -61,6 +61,7 @@ __all__ = [
     "SEARCH",
     "DataConfig",
     "asdict",
+    "centidiscs",
     "datasheet",
     "game_values",
     "generate",
@@ -218,10 +219,16 @@ def _label(cfg: DataConfig, p: int, o: int) -> tuple[int, int, int, int]:
         r = searcher.search(p, o, mode=MODE_PROBABLE)
         return r["score"] * 100, PROBABLE, 0, r["move"]
     r = searcher.search(p, o, mode=MODE_MID, depth=cfg.depth, selective=round(cfg.selective * 100))
-    v = r["score"]
-    if abs(v) >= _core.SCORE_WIN:  # a finished game within the search: its disc difference
-        v = (v - _core.SCORE_WIN if v > 0 else v + _core.SCORE_WIN) * 100
-    return max(-6400, min(6400, v)), SEARCH, cfg.depth, r["move"]
+    return max(-6400, min(6400, centidiscs(r["score"]))), SEARCH, cfg.depth, r["move"]
+
+
+def centidiscs(score: int) -> int:
+    """A midgame search's score in 1/100 disc: a game finished within the
+    search (``SCORE_WIN`` plus its disc difference) becomes that difference
+    times 100; other scores already are."""
+    if abs(score) >= _core.SCORE_WIN:
+        return (score - _core.SCORE_WIN if score > 0 else score + _core.SCORE_WIN) * 100
+    return score
 
 
 def make_shard(config: dict, index: int) -> dict[str, Any]:
