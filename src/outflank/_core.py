@@ -45,3 +45,11 @@ def _choose() -> ModuleType:
 
 native = _choose()
 globals().update({k: v for k, v in vars(native).items() if not k.startswith("__")})
+
+
+def finished_discs(score: int) -> int:
+    """The final disc difference of a game that a midgame search saw end:
+    its score is ``SCORE_WIN`` plus the margin (minus for a loss), 0 for a
+    draw."""
+    win = native.SCORE_WIN
+    return score - win if score >= win else score + win if score <= -win else 0

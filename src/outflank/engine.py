@@ -507,7 +507,7 @@ class Engine:
         if exact or discs:
             return float(value)
         if abs(value) >= _core.SCORE_WIN:
-            return float(value - _core.SCORE_WIN if value > 0 else value + _core.SCORE_WIN)
+            return float(_core.finished_discs(value))
         return value / self._evaluator.scale
 
     def _result(
@@ -686,8 +686,8 @@ class Engine:
         raw = self._mid(board, MAX_DEPTH, time, nodes, on_info, analyze=analyze, exact=True)
         if raw["aborted"] or raw["depth"] < board.empties:
             return raw, False
-        raw["score"] = _end_discs(raw["score"])
-        raw["moves"] = [(sq, _end_discs(v), searched) for sq, v, searched in raw["moves"]]
+        raw["score"] = _core.finished_discs(raw["score"])
+        raw["moves"] = [(sq, _core.finished_discs(v), s) for sq, v, s in raw["moves"]]
         return raw, True
 
     def solve(
@@ -738,7 +738,7 @@ class Engine:
         finally:
             self._evaluator.configure(self._searcher, self._reversi)
         value = raw["score"]  # a game end seen is its disc difference
-        raw["score"] = _end_discs(value) if abs(value) >= _core.SCORE_WIN else value / 100
+        raw["score"] = _core.finished_discs(value) if abs(value) >= _core.SCORE_WIN else value / 100
         raw["nodes"] += cut["nodes"]
         raw["elapsed"] += cut["elapsed"]
         return raw
@@ -792,13 +792,6 @@ class Engine:
             f"{k}={getattr(self, k)}" for k in ("depth", "time", "nodes") if getattr(self, k)
         )
         return f"Engine({self._evaluator.describe()}{', ' + limits if limits else ''})"
-
-
-def _end_discs(value: int) -> int:
-    """A midgame score of a finished game (``SCORE_WIN`` + margin, or 0 for a
-    draw) as the final disc difference."""
-    win = _core.SCORE_WIN
-    return value - win if value >= win else value + win if value <= -win else 0
 
 
 _DISC_EVALUATOR: Final = make_evaluator("default")
