@@ -3,6 +3,7 @@
     python bench/midgame.py [--depth 11] [--count 6] [--seed 1]
                             [--evaluator default] [--selective 0] [--threads 1]
     python bench/midgame.py --depth 13 --threads 1,2      # time to depth, 1 and 2 threads
+    python bench/midgame.py --timed 0.03 --count 180 --threads 1,2 [--spin 0,100]
 
 Each position comes from a random game of 12-27 moves (the same seed gives
 the same positions; games that end early are skipped). With one thread
@@ -17,6 +18,14 @@ depth, and against the first count the speed-up and the nodes' ratio (a
 parallel search reaches the depth with a slightly different tree, so its
 move and score may differ); then a total line per count. Run it alone on
 the machine for timings (``flock -x /tmp/outflank-cpu.lock``).
+
+``--timed T`` searches each position with the ``default`` preset (its
+probable cut-offs, no exact endgame) for T seconds instead of to a depth,
+as a match does, on each thread count and, on several threads, with each
+``--spin`` value (``_core.tune("par_spin", us)``: how long an idle thread
+polls before it sleeps); it prints per setting the nodes a second, the
+mean depth reached and the mean time, and the nodes a second against the
+first setting's.
 """
 
 from __future__ import annotations
@@ -116,6 +125,36 @@ def several_counts(args: argparse.Namespace, counts: list[int]) -> None:
         print(text)
 
 
+def timed(args: argparse.Namespace, counts: list[int], spins: list[int]) -> None:
+    """Timed searches: nodes a second and depth reached per setting."""
+    boards = positions(args.count, args.seed)
+    default_spin = _core.tune()["par_spin"]
+    settings = [(n, s) for n in counts for s in (spins if n > 1 else [default_spin])]
+    print(f"{'threads':>7} {'spin us':>7} {'positions':>9} {'nodes/s':>12} {'depth':>6} "
+          f"{'ms':>6} {'ratio':>6}")  # fmt: skip
+    base = None
+    try:
+        for n, spin in settings:
+            _core.tune("par_spin", spin)
+            engine = Engine.preset("default", endgame=0, threads=n)
+            nodes, seconds, depths = 0, 0.0, 0
+            for board in boards:
+                engine.clear()
+                result = engine.search(board, time=args.timed)
+                nodes += result.nodes
+                seconds += result.elapsed
+                depths += result.depth
+            rate = nodes / seconds if seconds else 0.0
+            base = base or rate
+            print(
+                f"{n:>7} {spin:>7} {len(boards):>9} {rate:>12,.0f} {depths / len(boards):>6.2f} "
+                f"{1000 * seconds / len(boards):>6.1f} {rate / base if base else 0:>6.2f}",
+                flush=True,
+            )
+    finally:
+        _core.tune("par_spin", default_spin)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depth", type=int, default=11)
@@ -124,7 +163,19 @@ def main() -> int:
     parser.add_argument("--evaluator", default="default")
     parser.add_argument("--selective", type=float, default=0.0)
     parser.add_argument("--threads", default="1", metavar="N[,M...]")
+    parser.add_argument("--timed", type=float, metavar="SECONDS", help="timed searches instead")
+    parser.add_argument("--spin", default=None, metavar="US[,US...]", help="with --timed")
     args = parser.parse_args()
+    if args.timed is not None and not 0 < args.timed <= 60:
+        print("midgame.py: error: --timed takes seconds in (0, 60]", file=sys.stderr)
+        return 2
+    try:
+        spins = [int(x) for x in args.spin.split(",")] if args.spin else [_core.tune()["par_spin"]]
+        if any(x < 0 for x in spins):
+            raise ValueError
+    except ValueError:
+        print("midgame.py: error: --spin takes microseconds >= 0 like 0,100", file=sys.stderr)
+        return 2
     if not 1 <= args.depth <= 30 or args.count < 1:
         print("midgame.py: error: --depth takes 1..30 and --count 1 or more", file=sys.stderr)
         return 2
@@ -135,12 +186,16 @@ def main() -> int:
         print(f"midgame.py: error: {message}", file=sys.stderr)
         return 2
 
-    print(
-        f"core build: {_core.BUILD}, evaluator {args.evaluator}, depth {args.depth}, "
-        f"selective {args.selective:g}, threads {', '.join(map(str, counts))}"
+    setting = (
+        f"the default preset, {args.timed:g} s a search"
+        if args.timed is not None
+        else f"evaluator {args.evaluator}, depth {args.depth}, selective {args.selective:g}"
     )
+    print(f"core build: {_core.BUILD}, {setting}, threads {', '.join(map(str, counts))}")
     Engine(args.evaluator).search(Board(), depth=4)  # loads the weights, outside the timing
-    if len(counts) == 1:
+    if args.timed is not None:
+        timed(args, counts, spins)
+    elif len(counts) == 1:
         one_count(args, counts[0])
     else:
         several_counts(args, counts)

@@ -61,6 +61,25 @@ def test_random_positions_solve_alike_on_1_2_and_4_threads(seed: int, empties: i
         assert r.best_move in board.legal_moves
 
 
+@pytest.mark.parametrize("spin", [0, 5000])
+def test_idle_threads_that_sleep_at_once_or_poll_long_solve_alike(spin: int) -> None:
+    """par_spin: idle threads poll (microseconds) before they sleep; 0
+    sleeps at once, 5000 makes nearly every wait a poll (the default, 100,
+    is what the other tests run)."""
+    before = _core.tune()["par_spin"]
+    _core.tune("par_spin", spin)
+    try:
+        for seed, empties in SAMPLE[:4]:
+            board = random_position(seed, empties)
+            one, four = (_engine(n, tt_mb=8).solve(board) for n in (1, 4))
+            assert four.exact and four.score == one.score
+        engine = _engine(2, tt_mb=8)
+        result = engine.search(random_position(5, 40), time=0.05)
+        assert result.elapsed < 0.5 and result.depth >= 4
+    finally:
+        _core.tune("par_spin", before)
+
+
 @pytest.mark.parametrize("seed", [3, 8])
 def test_every_moves_exact_score_alike_on_1_and_3_threads(seed: int) -> None:
     board = random_position(seed, 18)

@@ -65,6 +65,39 @@ static unsigned long long ns_now(void) {
 
 enum { ST_BUSY = 0, ST_FREE = 1, ST_WAIT = 2, ST_CLAIMED = 3 };
 
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Poll ready(t, sp) for up to tuning.par_spin microseconds before a thread
+ * sleeps; whether it became ready. Reads only atomics (no lock held). */
+static int spin_until(Search *t, SplitPoint *sp, int (*ready)(Search *, SplitPoint *)) {
+    if (tuning.par_spin <= 0) return 0;
+    double end = search_now() + tuning.par_spin * 1e-6;
+    do {
+        for (int i = 0; i < 64; ++i) {
+            if (ready(t, sp)) return 1;
+            cpu_relax();
+        }
+    } while (search_now() < end);
+    return 0;
+}
+
+/* A helper's wait is over: it was claimed for a split point (a search's
+ * end, which sets quit under the lock, is seen when the polls run out). */
+static int helper_ready(Search *t, SplitPoint *sp) {
+    (void)sp;
+    return (atomic_load_explicit(&t->state, memory_order_acquire) & 3) == ST_CLAIMED;
+}
+
+/* A waiting master's wait is over: its helpers left, or it was claimed
+ * below its split point (an abort wakes it from its sleep as before). */
+static int master_ready(Search *t, SplitPoint *sp) {
+    return atomic_load_explicit(&sp->helpers, memory_order_acquire) == 0 || helper_ready(t, sp);
+}
+
 #define RELAXED memory_order_relaxed
 
 static inline uint64_t next_state(uint64_t old, int kind) {
@@ -309,7 +342,10 @@ static void *helper_main(void *arg) {
         } else if (t->quit) {
             break;
         } else {
-            SLEEP(&t->cv, &t->mtx, st_sleeps, st_sleep_ns);
+            pthread_mutex_unlock(&t->mtx);
+            int woke = spin_until(t, NULL, helper_ready);
+            pthread_mutex_lock(&t->mtx);
+            if (!woke && !t->assigned && !t->quit) SLEEP(&t->cv, &t->mtx, st_sleeps, st_sleep_ns);
         }
     }
     pthread_mutex_unlock(&t->mtx);
@@ -325,7 +361,7 @@ static void *helper_main(void *arg) {
 /* The master s waits at sp until every helper has left, helping below sp
  * meanwhile; if s is aborted (or was), sp is cut off first. */
 static void wait_helpers(Search *s, SplitPoint *sp, int frame) {
-    int abandoned = 0;
+    int abandoned = 0, spun = 0;
     publish_idle(s, sp);
     pthread_mutex_lock(&s->mtx);
     for (;;) {
@@ -355,6 +391,14 @@ static void wait_helpers(Search *s, SplitPoint *sp, int frame) {
             }
             continue; /* claimed meanwhile: its split point is on the way */
         }
+        if (tuning.par_spin && !spun) { /* poll, then check again under the lock */
+            pthread_mutex_unlock(&s->mtx);
+            spin_until(s, sp, master_ready);
+            pthread_mutex_lock(&s->mtx);
+            spun = 1;
+            continue;
+        }
+        spun = 0;
         SLEEP(&s->cv, &s->mtx, st_waits, st_wait_ns);
     }
     pthread_mutex_unlock(&s->mtx);
