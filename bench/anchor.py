@@ -6,6 +6,7 @@
 
     python bench/anchor.py calibrate --engine engine:preset=default,time=0.1 --anchor "..."
     python bench/anchor.py where /tmp/anchor/t01/games.ggf --empties 24 20
+    python bench/anchor.py compare /tmp/anchor/t01/games.ggf /tmp/anchor/t02/games.ggf
 
 The other engine (the *anchor*: NTest, Edax, ``outflank nboard`` ...) has no
 time control in NBoard mode, only a depth. ``--depth auto`` calibrates it:
@@ -40,6 +41,16 @@ numbers of empties (outflank's solver, a few seconds a position at 24): the
 mean exact value, from the named player's side, of the positions it reached,
 against its final result, shows in which part of the game the discs were
 lost (before 24 empties, between 24 and 20, or in the last 20).
+
+``compare`` pairs two matches' games by their opening and prints each
+run's score on the openings both played, the correlation of the two runs'
+scores an opening, and their difference with its 95 % interval, paired
+(over the openings) and as if the runs were independent. Two runs of the
+same settings on the same openings largely replay the same games (NTest is
+deterministic, outflank nearly so): their scores an opening correlate
+strongly, so a repeated run adds little that new openings (``--skip``)
+would not; a variant that changes the games correlates weakly with its
+control, and then the pairing narrows the interval only a little.
 """
 
 from __future__ import annotations
@@ -70,19 +81,37 @@ Z95 = 1.96
 # ------------------------------------------------------------------ statistics
 @dataclass
 class Tally:
-    """One side's results over a match (outflank's view) and both sides' times."""
+    """One side's results over a match (outflank's view) and both sides' times.
+
+    A game may name its opening: the score and disc difference are then
+    means over the openings (of each opening's games) and their intervals
+    are taken over the openings, since the games on one opening are not
+    independent (the colours swapped; a run repeated on the same openings
+    largely replays the same games)."""
 
     points: list[float] = field(default_factory=list)  # 1, 0.5, 0 a game
     discs: list[int] = field(default_factory=list)  # final disc difference a game
     ours: list[float] = field(default_factory=list)  # seconds a move, outflank
     theirs: list[float] = field(default_factory=list)  # seconds a move, the anchor
+    openings: list[object] = field(default_factory=list)  # a game's opening, or None
     interrupted: bool = False
 
-    def add(self, diff: int, ours: list[float], theirs: list[float]) -> None:
+    def add(
+        self, diff: int, ours: list[float], theirs: list[float], opening: object = None
+    ) -> None:
         self.points.append(1.0 if diff > 0 else 0.5 if diff == 0 else 0.0)
         self.discs.append(diff)
         self.ours += ours
         self.theirs += theirs
+        self.openings.append(opening)
+
+    def by_opening(self, values: list[float]) -> list[float]:
+        """Each opening's mean of ``values`` (one a game), or the values
+        themselves where a game names no opening."""
+        groups: dict[object, list[float]] = {}
+        for index, (value, opening) in enumerate(zip(values, self.openings, strict=True)):
+            groups.setdefault(("game", index) if opening is None else opening, []).append(value)
+        return [statistics.fmean(g) for g in groups.values()]
 
     @property
     def games(self) -> int:
@@ -98,12 +127,20 @@ class Tally:
 
     @property
     def score(self) -> float:
-        return statistics.fmean(self.points) if self.points else 0.0
+        return statistics.fmean(self.by_opening(self.points)) if self.points else 0.0
 
     @property
     def score_ci(self) -> float:
         """Half-width of the score's 95 % interval (normal approximation)."""
-        return half_width(self.points)
+        return half_width(self.by_opening(self.points))
+
+    @property
+    def disc_mean(self) -> float:
+        return mean(self.by_opening([float(d) for d in self.discs]))
+
+    @property
+    def disc_ci(self) -> float:
+        return half_width(self.by_opening([float(d) for d in self.discs]))
 
     @property
     def elo(self) -> float:
@@ -111,7 +148,7 @@ class Tally:
 
     @property
     def elo_interval(self) -> tuple[float, float]:
-        ci = self.score_ci if self.games >= 2 else 0.5
+        ci = self.score_ci if len(self.by_opening(self.points)) >= 2 else 0.5
         return elo(self.score - ci), elo(self.score + ci)
 
     @property
@@ -331,8 +368,8 @@ def run_match(
     try:
         with WorkerPool(workers, stop, initializer=_init, initargs=(spec, anchor, depth)) as pool:
             for _job, future in pool.completed(play_game, jobs, 2 * workers):
-                _index, diff, ours, theirs, ggf = future.result()
-                tally.add(diff, ours, theirs)
+                index, diff, ours, theirs, ggf = future.result()
+                tally.add(diff, ours, theirs, jobs[index][1])
                 if records is not None:
                     records.append(ggf)
                 if not quiet:
@@ -427,20 +464,22 @@ def calibrate(
 
 
 # ------------------------------------------------------------------ report
-def table(spec: str, anchor: str, depth: int, tally: Tally, seconds: float) -> str:
+def table(spec: str, anchor: str, depth: int | None, tally: Tally, seconds: float | None) -> str:
+    """The result table of a match (of pooled matches: no depth, no wall time)."""
     w, d, lost = tally.wdl
     lo, hi = tally.elo_interval
+    openings = len({o for o in tally.openings if o is not None})
+    games = f"{tally.games} (interrupted)" if tally.interrupted else str(tally.games)
     rows = [
         ("outflank", spec),
-        ("anchor", f"{anchor} (depth {depth})"),
-        ("games", f"{tally.games} (interrupted)" if tally.interrupted else str(tally.games)),
+        ("anchor", anchor if depth is None else f"{anchor} (depth {depth})"),
+        ("games", f"{games} on {openings} openings" if openings else games),
         ("outflank wins / draws / losses", f"{w} / {d} / {lost}"),
         ("outflank score", f"{100 * tally.score:.1f} % +/- {100 * tally.score_ci:.1f} (95 %)"),
         ("Elo (outflank - anchor)", f"{round(tally.elo):+d} [{round(lo):+d}, {round(hi):+d}]"),
         (
             "outflank disc difference",
-            f"{mean([float(x) for x in tally.discs]):+.2f} +/- "
-            f"{half_width([float(x) for x in tally.discs]):.2f}",
+            f"{tally.disc_mean:+.2f} +/- {tally.disc_ci:.2f}",
         ),
         (
             "time a move, outflank",
@@ -451,8 +490,9 @@ def table(spec: str, anchor: str, depth: int, tally: Tally, seconds: float) -> s
             f"mean {1000 * mean(tally.theirs):.1f} ms, p95 {1000 * p95(tally.theirs):.1f} ms",
         ),
         ("time ratio (outflank / anchor)", f"{tally.time_ratio:.2f}"),
-        ("wall time", f"{seconds:.0f} s"),
     ]
+    if seconds is not None:
+        rows.append(("wall time", f"{seconds:.0f} s"))
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
@@ -499,6 +539,73 @@ def where(paths: list[Path], player: str, empties: list[int], threads: int) -> s
     return "\n".join(rows)
 
 
+# ------------------------------------------------------------------ pool, compare
+def read_matches(paths: list[Path], player: str) -> Tally:
+    """The games of match files (``games.ggf``) as one tally, from the side
+    of ``player`` (a part of its name): results, both sides' times a move,
+    and each game's opening (the moves played before the first timed one:
+    the XOT line, which the harness plays untimed)."""
+    from outflank.ggf import read_ggf_file
+
+    tally = Tally()
+    for path in paths:
+        for record in read_ggf_file(path):
+            ours_black = player in record.black
+            if not ours_black and player not in record.white:
+                continue
+            timed = [i for i, m in enumerate(record.moves) if m.time is not None]
+            board = record.board()
+            if not timed or not board.is_game_over():
+                raise OutflankError(f"{path}: a game without timed moves or unfinished")
+            board = record.start.copy()
+            ours: list[float] = []
+            theirs: list[float] = []
+            for move in record.moves:
+                if move.time is not None:
+                    (ours if (board.turn == BLACK) == ours_black else theirs).append(move.time)
+                board.push(move.move)
+            margin = board.outcome().margin
+            opening = tuple(str(m.move) for m in record.moves[: timed[0]])
+            tally.add(margin if ours_black else -margin, ours, theirs, opening)
+    if not tally.games:
+        raise OutflankError(f"no games of a player named like {player!r}")
+    return tally
+
+
+def compare(first: Path, second: Path, player: str) -> str:
+    """Two matches' scores on the openings both played, paired and not."""
+    runs = []
+    for path in (first, second):
+        tally = read_matches([path], player)
+        groups: dict[object, list[float]] = {}
+        for points, opening in zip(tally.points, tally.openings, strict=True):
+            groups.setdefault(opening, []).append(points)
+        runs.append(groups)
+    a, b = runs
+    common = [k for k in a if k in b]
+    if len(common) < 2:
+        raise OutflankError(f"{first} and {second} share {len(common)} opening(s): need 2")
+    x = [statistics.fmean(a[k]) for k in common]
+    y = [statistics.fmean(b[k]) for k in common]
+    games = (sum(len(a[k]) for k in common), sum(len(b[k]) for k in common))
+    diff = [q - p for p, q in zip(x, y, strict=True)]
+    apart = math.hypot(half_width(x), half_width(y))
+    r = statistics.correlation(x, y) if len(set(x)) > 1 and len(set(y)) > 1 else math.nan
+    rows = [
+        ("openings in common", str(len(common))),
+        ("first", f"{first}: {100 * statistics.fmean(x):.1f} % ({games[0]} games)"),
+        ("second", f"{second}: {100 * statistics.fmean(y):.1f} % ({games[1]} games)"),
+        ("correlation an opening", f"{r:.2f}"),
+        (
+            "second - first",
+            f"{100 * statistics.fmean(diff):+.1f} points +/- {100 * half_width(diff):.1f} "
+            f"(95 %, paired; independent runs: +/- {100 * apart:.1f})",
+        ),
+    ]
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
 # ------------------------------------------------------------------ main
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
@@ -527,9 +634,27 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("--player", default="engine", help="a part of the player's name")
     w.add_argument("--empties", type=int, nargs="+", default=[24, 20])
     w.add_argument("--threads", type=int, default=2)
+    pl = sub.add_parser("pool")
+    pl.add_argument("ggf", type=Path, nargs="+", help="matches' games.ggf")
+    pl.add_argument("--player", default="engine", help="a part of the player's name")
+    c = sub.add_parser("compare")
+    c.add_argument("ggf", type=Path, nargs=2, help="two matches' games.ggf")
+    c.add_argument("--player", default="engine", help="a part of the player's name")
     args = ap.parse_args(argv)
     if args.command == "where":
         print(where(args.ggf, args.player, args.empties, args.threads))
+        return 0
+    if args.command in ("pool", "compare"):
+        try:
+            if args.command == "pool":
+                tally = read_matches(args.ggf, args.player)
+                names = ", ".join(str(p) for p in args.ggf)
+                print(table(f"{args.player} in {names}", "the other side", None, tally, None))
+            else:
+                print(compare(args.ggf[0], args.ggf[1], args.player))
+        except (OSError, OutflankError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         return 0
     anchor = shlex.split(args.anchor)
     with StopSignals() as stop:

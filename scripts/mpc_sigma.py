@@ -29,7 +29,6 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from outflank import _core, evaldata, evalmodel  # noqa: E402
 from outflank.board import Board  # noqa: E402
-from outflank.engine import MODE_MID  # noqa: E402
 from outflank.errors import OutflankError  # noqa: E402
 
 
@@ -51,7 +50,7 @@ def sample_positions(count: int, lo: int, hi: int, seed: int) -> list[tuple[int,
             if len(moves) == 1 or rng.random() < 0.3:  # a forced pass, or a random move
                 board.push(rng.choice(moves))
             else:
-                best = searcher.search(board.player, board.opponent, mode=MODE_MID, depth=2)
+                best = searcher.search(board.player, board.opponent, mode=_core.MODE_MID, depth=2)
                 board.push(next(m for m in moves if m.square == best["move"]))
         if board.empties == target and board.legal_moves:
             positions.append((board.player, board.opponent))
@@ -75,7 +74,7 @@ def depth_scores(args: tuple[int, int, int]) -> list[int]:
     searcher = _core.Searcher(16)
     scores: list[int] = []
     searcher.search(
-        player, opponent, mode=MODE_MID, depth=depth,
+        player, opponent, mode=_core.MODE_MID, depth=depth,
         callback=lambda d, score, nodes, elapsed, pv: scores.append(evaldata.centidiscs(score)),
     )  # fmt: skip
     return scores

@@ -58,6 +58,18 @@ def test_the_statistics_of_a_tally() -> None:
     assert anchor.p95([0.1 * i for i in range(1, 21)]) == pytest.approx(2.0)
 
 
+def test_a_tally_takes_its_intervals_over_the_openings() -> None:
+    tally = anchor.Tally()
+    for diff, opening in ((4, "a"), (-2, "a"), (6, "b"), (8, "b"), (2, "b"), (-6, "b")):
+        tally.add(diff, [0.01], [0.01], opening)
+    # opening a: 1 and 0 -> 0.5; opening b: 1, 1, 1, 0 -> 0.75 (each opening counts once)
+    assert tally.score == pytest.approx(0.625)
+    assert tally.score_ci == pytest.approx(anchor.half_width([0.5, 0.75]))
+    assert tally.disc_mean == pytest.approx((1 + 2.5) / 2)
+    assert tally.wdl == (4, 0, 2) and tally.games == 6
+    assert "6 on 2 openings" in anchor.table("x", "y", None, tally, None)
+
+
 def test_specs_keep_their_keys_and_swap_their_time() -> None:
     assert anchor.split_spec("engine:preset=default,weights=/x/w.bin.gz,time=0.1") == (
         "engine:preset=default,time=0.1",
@@ -148,3 +160,44 @@ def test_the_command_line_refuses_bad_input_with_a_clear_error(tmp_path: Path) -
         assert message in done.stderr and "Traceback" not in done.stderr
     with pytest.raises(OutflankError):
         anchor.run_match("engine:depth=1", ANCHOR, 1, 0, workers=1, quiet=True)
+
+
+def test_compare_pairs_two_matches_by_opening(tmp_path: Path) -> None:
+    def match(name: str, spec: str, games: int) -> tuple[Path, list[str]]:
+        records: list[str] = []
+        anchor.run_match(spec, ANCHOR, 1, games, workers=1, quiet=True, records=records)
+        path = tmp_path / f"{name}.ggf"
+        path.write_text("".join(records))
+        return path, records
+
+    first, records = match("a", "engine:depth=1,endgame=6", 4)
+    again, _ = match("b", "engine:depth=1,endgame=6", 4)  # fixed depth: the same games
+    other, _ = match("c", "engine:depth=2,endgame=6", 2)  # the first opening only
+    text = anchor.compare(first, again, "engine:")
+    assert "openings in common      2" in text
+    assert "second - first          +0.0 points +/- 0.0" in text
+    # by hand: outflank's mean points over the four games (two an opening)
+    points = []
+    for game in parse_ggf_games("".join(records)):
+        margin = game.board().outcome().margin
+        margin = margin if game.black.startswith("engine:") else -margin
+        points.append(1.0 if margin > 0 else 0.5 if margin == 0 else 0.0)
+    assert f"first                   {first}: {100 * sum(points) / 4:.1f} % (4 games)" in text
+    pooled = anchor.read_matches([first, again], "engine:")
+    assert pooled.games == 8 and pooled.score == pytest.approx(sum(points) / 4)
+    assert "8 on 2 openings" in anchor.table("both", "anchor", None, pooled, None)
+    with pytest.raises(OutflankError, match="share 1 opening"):
+        anchor.compare(first, other, "engine:")
+    script = str(ROOT / "bench" / "anchor.py")
+    done = subprocess.run(
+        [sys.executable, script, "compare", str(first), str(tmp_path / "nope.ggf")],
+        capture_output=True, text=True, env=cli_env(), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2 and "nope.ggf" in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run(
+        [sys.executable, script, "pool", str(first), str(again)],
+        capture_output=True, text=True, env=cli_env(), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0 and "8 on 2 openings" in done.stdout, done.stderr
+    with pytest.raises(OutflankError, match="no games"):
+        anchor.read_matches([first], "nobody")
