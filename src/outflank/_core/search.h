@@ -208,8 +208,9 @@ typedef struct {
      * before it sleeps, so that the next split point or the last helper's
      * exit finds it awake: a sleeping thread's wake-up took most of what a
      * second thread gained in searches of a few hundredths of a second (two
-     * threads searched 1.05 times the nodes a second of one at 0.03 s a
-     * move, 1.55 times with 100 us; docs/benchmarks.md). 0: sleep at once */
+     * threads searched 1.13 times the nodes a second of one at 0.03 s a
+     * search, 1.53 times with 100 us: bench/midgame.py --timed 0.03,
+     * docs/benchmarks.md). 0: sleep at once */
     int par_spin;
 } Tuning;
 
