@@ -38,11 +38,11 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef PARSTATS /* debugging: splits, helpers, cut-offs, idle time; printed per search */
 #include <stdio.h>
-#include <time.h>
 static _Atomic unsigned long long st_try, st_split, st_claimed, st_cut;
 #define PSTAT(x) atomic_fetch_add_explicit(&(x), 1, memory_order_relaxed)
 static _Atomic unsigned long long st_sleeps, st_sleep_ns, st_wait_ns, st_waits, st_helper_cpu_ns;
@@ -71,17 +71,25 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-/* Poll ready(t, sp) for up to tuning.par_spin microseconds before a thread
+int par_spin_us = 100;
+
+static double seconds_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Poll ready(t, sp) for up to par_spin_us microseconds before a thread
  * sleeps; whether it became ready. Reads only atomics (no lock held). */
 static int spin_until(Search *t, SplitPoint *sp, int (*ready)(Search *, SplitPoint *)) {
-    if (tuning.par_spin <= 0) return 0;
-    double end = search_now() + tuning.par_spin * 1e-6;
+    if (par_spin_us <= 0) return 0;
+    double end = seconds_now() + par_spin_us * 1e-6;
     do {
         for (int i = 0; i < 64; ++i) {
             if (ready(t, sp)) return 1;
             cpu_relax();
         }
-    } while (search_now() < end);
+    } while (seconds_now() < end);
     return 0;
 }
 
@@ -391,7 +399,7 @@ static void wait_helpers(Search *s, SplitPoint *sp, int frame) {
             }
             continue; /* claimed meanwhile: its split point is on the way */
         }
-        if (tuning.par_spin && !spun) { /* poll, then check again under the lock */
+        if (par_spin_us > 0 && !spun) { /* poll, then check again under the lock */
             pthread_mutex_unlock(&s->mtx);
             spin_until(s, sp, master_ready);
             pthread_mutex_lock(&s->mtx);

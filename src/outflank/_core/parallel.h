@@ -140,6 +140,17 @@ void par_root_record(SplitPoint *sp, const Search *t, RootMove *rm, int v, int f
 void par_halt(Search *s);
 
 /* Set up and tear down (search.c). */
+/* How long (microseconds) an idle thread (a helper between split points,
+ * a master waiting for its helpers) polls before it sleeps, so that the
+ * next split point or the last helper's exit finds it awake: a sleeping
+ * thread's wake-up took most of what a second thread gained in searches of
+ * a few hundredths of a second (two threads searched 1.13 times the nodes a
+ * second of one at 0.03 s a search, 1.53 times with 100 us:
+ * bench/midgame.py --timed 0.03, docs/benchmarks.md). 0: sleep at once.
+ * Process-wide, set with the search's settings (outflank._core.tune
+ * "par_spin"), only while no search runs. */
+extern int par_spin_us;
+
 int par_init(Search *s);
 void par_free(Search *s);
 void par_begin(Search *s);

@@ -19,7 +19,6 @@ Tuning tuning = {
     .time_soft = 40,
     .mid_solve = 8,
     .end_stages = 5,
-    .par_spin = 100,
 };
 
 int (*mid_horizon_solver)(Search *s, u64 P, u64 O, int alpha, int beta, int ply);
@@ -27,7 +26,7 @@ int (*mid_horizon_solver)(Search *s, u64 P, u64 O, int alpha, int beta, int ply)
 const char *const TUNING_NAMES[] = {"time_soft", "mid_solve", "end_stages", "par_spin", NULL};
 
 static int *tuning_field(const char *name) {
-    int *fields[] = {&tuning.time_soft, &tuning.mid_solve, &tuning.end_stages, &tuning.par_spin};
+    int *fields[] = {&tuning.time_soft, &tuning.mid_solve, &tuning.end_stages, &par_spin_us};
     for (int i = 0; TUNING_NAMES[i]; ++i)
         if (strcmp(TUNING_NAMES[i], name) == 0) return fields[i];
     return NULL;

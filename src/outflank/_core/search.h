@@ -203,15 +203,6 @@ typedef struct {
      * search the same tree with wider probable cut-off margins, the last
      * with none (SELECTIVITY_STAGES in searcher.c; 0: stop there) */
     int end_stages;
-    /* an idle thread of a parallel search (a helper between split points,
-     * a master waiting for its helpers) polls for this many microseconds
-     * before it sleeps, so that the next split point or the last helper's
-     * exit finds it awake: a sleeping thread's wake-up took most of what a
-     * second thread gained in searches of a few hundredths of a second (two
-     * threads searched 1.13 times the nodes a second of one at 0.03 s a
-     * search, 1.53 times with 100 us: bench/midgame.py --timed 0.03,
-     * docs/benchmarks.md). 0: sleep at once */
-    int par_spin;
 } Tuning;
 
 extern Tuning tuning;
