@@ -105,13 +105,17 @@ class Tally:
         self.theirs += theirs
         self.openings.append(opening)
 
-    def by_opening(self, values: list[float]) -> list[float]:
-        """Each opening's mean of ``values`` (one a game), or the values
-        themselves where a game names no opening."""
+    def opening_groups(self, values: list[float]) -> dict[object, list[float]]:
+        """``values`` (one a game) by opening; a game that names none is a
+        group of its own."""
         groups: dict[object, list[float]] = {}
         for index, (value, opening) in enumerate(zip(values, self.openings, strict=True)):
             groups.setdefault(("game", index) if opening is None else opening, []).append(value)
-        return [statistics.fmean(g) for g in groups.values()]
+        return groups
+
+    def by_opening(self, values: list[float]) -> list[float]:
+        """Each opening's mean of ``values`` (one a game)."""
+        return [statistics.fmean(g) for g in self.opening_groups(values).values()]
 
     @property
     def games(self) -> int:
@@ -554,9 +558,6 @@ def read_matches(paths: list[Path], player: str) -> Tally:
             if not ours_black and player not in record.white:
                 continue
             timed = [i for i, m in enumerate(record.moves) if m.time is not None]
-            board = record.board()
-            if not timed or not board.is_game_over():
-                raise OutflankError(f"{path}: a game without timed moves or unfinished")
             board = record.start.copy()
             ours: list[float] = []
             theirs: list[float] = []
@@ -564,6 +565,8 @@ def read_matches(paths: list[Path], player: str) -> Tally:
                 if move.time is not None:
                     (ours if (board.turn == BLACK) == ours_black else theirs).append(move.time)
                 board.push(move.move)
+            if not timed or not board.is_game_over():
+                raise OutflankError(f"{path}: a game without timed moves or unfinished")
             margin = board.outcome().margin
             opening = tuple(str(m.move) for m in record.moves[: timed[0]])
             tally.add(margin if ours_black else -margin, ours, theirs, opening)
@@ -577,10 +580,7 @@ def compare(first: Path, second: Path, player: str) -> str:
     runs = []
     for path in (first, second):
         tally = read_matches([path], player)
-        groups: dict[object, list[float]] = {}
-        for points, opening in zip(tally.points, tally.openings, strict=True):
-            groups.setdefault(opening, []).append(points)
-        runs.append(groups)
+        runs.append(tally.opening_groups(tally.points))
     a, b = runs
     common = [k for k in a if k in b]
     if len(common) < 2:
