@@ -169,6 +169,9 @@ def main() -> int:
     if args.timed is not None and not 0 < args.timed <= 60:
         print("midgame.py: error: --timed takes seconds in (0, 60]", file=sys.stderr)
         return 2
+    if args.spin is not None and args.timed is None:
+        print("midgame.py: error: --spin goes with --timed", file=sys.stderr)
+        return 2
     try:
         spins = [int(x) for x in args.spin.split(",")] if args.spin else [_core.tune()["par_spin"]]
         if any(x < 0 for x in spins):

@@ -27,7 +27,11 @@ def test_timed_searches_print_a_row_per_setting() -> None:
 
 
 def test_bad_timed_settings_are_refused_clearly() -> None:
-    bad = ((["--timed", "0"], "--timed"), (["--timed", "0.01", "--spin", "x"], "--spin"))
+    bad = (
+        (["--timed", "0"], "--timed"),
+        (["--timed", "0.01", "--spin", "x"], "--spin"),
+        (["--spin", "0,100"], "--spin goes with --timed"),
+    )
     for args, message in bad:
         done = _run(*args)
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
