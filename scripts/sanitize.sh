@@ -19,7 +19,7 @@ if [[ "${1:-}" == "--thread" ]]; then
     out="build/tsan"
     rm -rf "$out"
     mkdir -p "$out"
-    core=(bitboard endgame eval eval_default memory parallel search stability tt)
+    core=(bitboard clock endgame eval eval_default memory parallel search stability tt)
     sources=()
     for name in "${core[@]}"; do sources+=("src/outflank/_core/$name.c"); done
     gcc -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=thread -pthread -mpopcnt \

@@ -23,7 +23,7 @@ from conftest import ROOT
 CORE = ROOT / "src" / "outflank" / "_core"
 #: The core's files, each above only those before it (docs/development.md).
 ORDER = [
-    "bitboard", "memory", "stability", "pybits", "tt", "eval_default", "eval", "train",
+    "clock", "bitboard", "memory", "stability", "pybits", "tt", "eval_default", "eval", "train",
     "parallel", "search", "endgame", "eval_bindings", "searcher", "module",
 ]  # fmt: skip
 

@@ -206,7 +206,7 @@ def test_thread_settings() -> None:
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "src" / "outflank" / "_core"
-DRIVER_SOURCES = ("bitboard", "endgame", "eval", "eval_default", "memory", "parallel", "search")
+DRIVER_SOURCES = ("bitboard", "clock", "endgame", "eval", "eval_default", "memory", "parallel", "search")
 DRIVER_SOURCES += ("stability", "tt")
 
 

@@ -41,16 +41,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 #ifdef PARSTATS /* debugging: splits, helpers, cut-offs, idle time; printed per search */
 #include <stdio.h>
 static _Atomic unsigned long long st_try, st_split, st_claimed, st_cut;
 #define PSTAT(x) atomic_fetch_add_explicit(&(x), 1, memory_order_relaxed)
 static _Atomic unsigned long long st_sleeps, st_sleep_ns, st_wait_ns, st_waits, st_helper_cpu_ns;
-static unsigned long long ns_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
-}
+static unsigned long long ns_now(void) { return (unsigned long long)(clock_seconds() * 1e9); }
 #define SLEEP(cv, mtx, counter, total)                                                             \
     do {                                                                                           \
         unsigned long long t0_ = ns_now();                                                         \
@@ -73,23 +71,17 @@ static inline void cpu_relax(void) {
 
 int par_spin_us = 100;
 
-static double seconds_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Poll ready(t, sp) for up to par_spin_us microseconds before a thread
  * sleeps; whether it became ready. Reads only atomics (no lock held). */
 static int spin_until(Search *t, SplitPoint *sp, int (*ready)(Search *, SplitPoint *)) {
     if (par_spin_us <= 0) return 0;
-    double end = seconds_now() + par_spin_us * 1e-6;
+    double end = clock_seconds() + par_spin_us * 1e-6;
     do {
         for (int i = 0; i < 64; ++i) {
             if (ready(t, sp)) return 1;
             cpu_relax();
         }
-    } while (seconds_now() < end);
+    } while (clock_seconds() < end);
     return 0;
 }
 

@@ -10,8 +10,8 @@
 
 #include <string.h>
 
+#include "clock.h"
 #include "parallel.h"
-#include <time.h>
 
 u64 NEIGHBOURS[64];
 
@@ -48,12 +48,6 @@ int tuning_get(const char *name, int *value) {
 
 void search_tables_init(void) {
     for (int sq = 0; sq < 64; ++sq) NEIGHBOURS[sq] = bb_neighbours(1ULL << sq);
-}
-
-double search_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 int search_init(Search *s, size_t tt_mib) {
@@ -111,7 +105,7 @@ void search_begin(Search *s, double time_limit, uint64_t node_limit) {
     atomic_store_explicit(&s->aborted, 0, memory_order_relaxed);
     s->node_limit = node_limit;
     s->next_poll = node_limit && node_limit < 4096 ? node_limit : 4096;
-    s->deadline = time_limit > 0 ? search_now() + time_limit : 0;
+    s->deadline = time_limit > 0 ? clock_seconds() + time_limit : 0;
     tt_new_search(&s->tt);
     s->pv_len[0] = 0;
     s->end_prec = TT_PREC_EXACT;
@@ -141,7 +135,7 @@ void search_poll(Search *s) {
     }
     s->next_poll = s->nodes + step;
     if (atomic_load_explicit(&par->stop, memory_order_relaxed) ||
-        (s->node_limit && total >= s->node_limit) || (s->deadline && search_now() >= s->deadline))
+        (s->node_limit && total >= s->node_limit) || (s->deadline && clock_seconds() >= s->deadline))
         par_halt(s);
 }
 

@@ -118,9 +118,6 @@ typedef struct Search {
 /* The aborted flag, read anywhere in the search. */
 #define ABORTED(s) atomic_load_explicit(&(s)->aborted, memory_order_relaxed)
 
-/* Seconds on a monotonic clock. */
-double search_now(void);
-
 /* A Searcher's own Search (thread 0), with its table and its Par (one
  * thread until search_set_threads). Returns 0, or -1 out of memory. */
 int search_init(Search *s, size_t tt_mib);

@@ -11,6 +11,7 @@
 
 #include "parallel.h"
 #include "pybits.h"
+#include "clock.h"
 #include "endgame.h"
 #include "search.h"
 #include "searcher.h"
@@ -311,7 +312,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     }
     self->busy = 1;
     search_begin(s, time_limit, (uint64_t)node_limit);
-    double start = search_now();
+    double start = clock_seconds();
     int empties = 64 - bb_count(P | O);
     int score = 0, done_depth = 0, aborted = 0;
     int pv[MAX_PLY], pv_len = 0;
@@ -340,7 +341,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
             done_depth = d < empties ? d : empties; /* a selectivity stage: the end */
             pv_len = s->pv_len[0];
             memcpy(pv, s->pv[0], sizeof(int) * (size_t)pv_len);
-            double elapsed = search_now() - start;
+            double elapsed = clock_seconds() - start;
             if (callback != Py_None) {
                 PyObject *pvl = pv_list(s);
                 PyObject *r = pvl ? PyObject_CallFunction(callback, "iiKdO", done_depth, v,
@@ -399,7 +400,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     search_end(s); /* the helper threads end with the search */
     Py_END_ALLOW_THREADS
     self->busy = 0;
-    double elapsed = search_now() - start;
+    double elapsed = clock_seconds() - start;
     if (done_depth == 0) { /* nothing completed: fall back on the first ordered move */
         pv[0] = moves[0].square;
         pv_len = 1;
