@@ -206,8 +206,8 @@ def test_thread_settings() -> None:
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "src" / "outflank" / "_core"
-DRIVER_SOURCES = ("bitboard", "clock", "endgame", "eval", "eval_default", "memory", "parallel", "search")
-DRIVER_SOURCES += ("stability", "tt")
+DRIVER_SOURCES = ("bitboard", "clock", "endgame", "eval", "eval_default", "memory", "parallel")
+DRIVER_SOURCES += ("search", "stability", "tt")
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc (as the install does)")
