@@ -265,3 +265,14 @@ def test_centidiscs_turns_a_finished_games_score_into_discs() -> None:
     assert [evaldata.centidiscs(v) for v in (win + 12, -win - 64, 350, -7, 0)] == [
         1200, -6400, 350, -7, 0,
     ]  # fmt: skip
+
+
+def test_search_discs_reads_finished_games_and_evaluations_apart() -> None:
+    """A score of SCORE_WIN or more is a game the search saw end (its final
+    margin, whatever the scale); anything else is an evaluation."""
+    win = _core.SCORE_WIN
+    assert _core.search_discs(win + 12) == 12.0
+    assert _core.search_discs(-win - 64, scale=1000) == -64.0
+    assert _core.search_discs(350) == 3.5
+    assert _core.search_discs(-350, scale=1000) == -0.35
+    assert _core.search_discs(0) == 0.0

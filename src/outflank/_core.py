@@ -53,3 +53,12 @@ def finished_discs(score: int) -> int:
     draw."""
     win = native.SCORE_WIN
     return score - win if score >= win else score + win if score <= -win else 0
+
+
+def search_discs(score: int, scale: float = 100) -> float:
+    """A midgame search's score in discs: a game the search saw end is its
+    final margin (:func:`finished_discs`), any other score an evaluation in
+    1/``scale`` disc."""
+    if abs(score) >= native.SCORE_WIN:
+        return float(finished_discs(score))
+    return score / scale

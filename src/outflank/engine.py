@@ -506,9 +506,7 @@ class Engine:
     def _score(self, value: int, exact: bool, discs: bool = False) -> float:
         if exact or discs:
             return float(value)
-        if abs(value) >= _core.SCORE_WIN:
-            return float(_core.finished_discs(value))
-        return value / self._evaluator.scale
+        return _core.search_discs(value, self._evaluator.scale)
 
     def _result(
         self,
@@ -738,7 +736,7 @@ class Engine:
         finally:
             self._evaluator.configure(self._searcher, self._reversi)
         value = raw["score"]  # a game end seen is its disc difference
-        raw["score"] = _core.finished_discs(value) if abs(value) >= _core.SCORE_WIN else value / 100
+        raw["score"] = _core.search_discs(value)
         raw["nodes"] += cut["nodes"]
         raw["elapsed"] += cut["elapsed"]
         return raw

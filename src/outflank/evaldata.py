@@ -226,7 +226,7 @@ def centidiscs(score: int) -> int:
     """A midgame search's score in 1/100 disc: a game finished within the
     search (``SCORE_WIN`` plus its disc difference) becomes that difference
     times 100; other scores already are."""
-    return _core.finished_discs(score) * 100 if abs(score) >= _core.SCORE_WIN else score
+    return round(_core.search_discs(score) * 100)
 
 
 def make_shard(config: dict, index: int) -> dict[str, Any]:
