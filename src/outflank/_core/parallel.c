@@ -38,13 +38,13 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 
 #ifdef PARSTATS /* debugging: splits, helpers, cut-offs, idle time; printed per search */
 #include <stdio.h>
+#include <time.h> /* a helper's CPU time */
 static _Atomic unsigned long long st_try, st_split, st_claimed, st_cut;
 #define PSTAT(x) atomic_fetch_add_explicit(&(x), 1, memory_order_relaxed)
 static _Atomic unsigned long long st_sleeps, st_sleep_ns, st_wait_ns, st_waits, st_helper_cpu_ns;
