@@ -29,7 +29,13 @@ def positions(seed: int, empties: int, count: int) -> list[Board]:
 
 
 def test_the_settings_by_name(defaults: dict[str, int]) -> None:
-    assert defaults == {"time_soft": 40, "mid_solve": 8, "end_stages": 5, "par_spin": 100}
+    assert defaults == {
+        "time_soft": 40,
+        "mid_solve": 8,
+        "end_stages": 5,
+        "par_spin": 100,
+        "inc_eval": 1,
+    }
     assert _core.tune("mid_solve", 0)["mid_solve"] == 0
     assert _core.tune()["mid_solve"] == 0
     with pytest.raises(ValueError, match="unknown search setting 'nope'"):

@@ -91,6 +91,10 @@ struct EvalModel {
     __mmask16 vb_lanes[VB_MAX_GROUPS / 4];           /* the instances of a gather */
     _Alignas(64) int32_t vb_offset[VB_MAX_GROUPS][16]; /* raw offsets, in each slot's first lane */
 #endif
+    /* Per square, 3^digit in the lane of each instance that reads it
+     * (eval_features_play); NULL for a model of more than EVAL_FEATURES
+     * instances */
+    uint16_t (*square_powers)[EVAL_FEATURES];
     /* Weights per number of empties 0..60, in raw order (NULL: none yet) */
     short *w_raw; /* [61][raw_total] */
     size_t w_bytes;
@@ -428,6 +432,7 @@ void eval_model_free(EvalModel *m) {
     if (!m) return;
     for (int t = 0; t < m->n_types; ++t) free(m->canon_of[t]);
     free(m->digit_tables);
+    free(m->square_powers);
     if (m->w_raw) mem_free_large(m->w_raw, m->w_bytes);
     free(m);
 }
@@ -449,6 +454,17 @@ EvalModel *eval_model_new(const u64 *masks, int n_types, int tables) {
 #ifdef HAVE_X86_DISPATCH
     vbmi_init(m);
 #endif
+    if (m->n_inst <= EVAL_FEATURES) {
+        m->square_powers = aligned_alloc(32, sizeof(*m->square_powers) * 64);
+        if (!m->square_powers) {
+            eval_model_free(m);
+            return NULL;
+        }
+        memset(m->square_powers, 0, sizeof(*m->square_powers) * 64);
+        for (int i = 0; i < m->n_inst; ++i)
+            for (int d = 0; d < m->inst_size[i]; ++d)
+                m->square_powers[m->digit_square[i][d]][i] = (uint16_t)pow3(d);
+    }
     return m;
 }
 
@@ -671,32 +687,93 @@ int eval_default_hand(u64 P, u64 O) {
     return eval_hand(P, O, num);
 }
 
-int eval_model_score(const EvalModel *m, u64 P, u64 O) {
-    int num[EVAL_NUM];
-    Counts c;
-    numeric_features(P, O, num, &c);
-    if (!m->w_raw) return eval_hand(P, O, num);
-    int e = bb_count(~(P | O));
-    if (e > 60) e = 60;
-    const short *w = m->w_raw + (size_t)e * (size_t)m->raw_total;
+/* The score's other terms, for a fitted model at e empties: the constant,
+ * the numeric features and the count tables. */
+static inline int score_besides_patterns(const EvalModel *m, int e, const int num[EVAL_NUM],
+                                         const Counts *c) {
     const int *wn = m->w_num[e];
     int s = wn[EVAL_NUM];
-#ifdef HAVE_X86_DISPATCH
-    if (use_vbmi)
-        s += pattern_sum_vbmi(m, P, O, w);
-    else if (use_pext)
-        s += pattern_sum_bmi2(m, P, O, w);
-    else
-#endif
-        s += pattern_sum_soft(m, P, O, w);
     for (int i = 0; i < EVAL_NUM; ++i) s += wn[i] * num[i];
     if (m->tables) {
         int at[EVAL_TABLE_LOOKUPS];
-        table_entries(&c, at);
+        table_entries(c, at);
         const int *wt = m->w_tab[e];
         s += wt[at[0]] + wt[at[1]] + wt[at[2]] + wt[at[3]];
     }
     return s;
 }
 
+static inline int empties_of(u64 P, u64 O) {
+    int e = bb_count(~(P | O));
+    return e > 60 ? 60 : e;
+}
+
+int eval_model_score(const EvalModel *m, u64 P, u64 O) {
+    int num[EVAL_NUM];
+    Counts c;
+    numeric_features(P, O, num, &c);
+    if (!m->w_raw) return eval_hand(P, O, num);
+    int e = empties_of(P, O);
+    const short *w = m->w_raw + (size_t)e * (size_t)m->raw_total;
+    int s = score_besides_patterns(m, e, num, &c);
+#ifdef HAVE_X86_DISPATCH
+    if (use_vbmi) return s + pattern_sum_vbmi(m, P, O, w);
+    if (use_pext) return s + pattern_sum_bmi2(m, P, O, w);
+#endif
+    return s + pattern_sum_soft(m, P, O, w);
+}
+
 int eval_default(u64 P, u64 O) { return eval_model_score(active, P, O); }
+
+/* ------------------------------------------------------------ features */
+
+const EvalModel *eval_features_model(void) {
+    return active->w_raw && active->square_powers ? active : NULL;
+}
+
+void eval_features_init(const EvalModel *m, u64 P, u64 O, EvalFeatures *f) {
+    int mine[EVAL_MAX_PATTERNS], theirs[EVAL_MAX_PATTERNS];
+    raw_indices(m, P, O, mine);
+    raw_indices(m, O, P, theirs);
+    memset(f, 0, sizeof *f);
+    for (int i = 0; i < m->n_inst; ++i) {
+        f->mine[i] = (uint16_t)(mine[i] - m->inst_raw_off[i]);
+        f->theirs[i] = (uint16_t)(theirs[i] - m->inst_raw_off[i]);
+    }
+}
+
+void eval_features_play(const EvalModel *m, const EvalFeatures *parent, EvalFeatures *child,
+                        int sq, u64 flips) {
+    /* the child's mover is the parent's opponent: its view is the parent's
+     * `theirs`, where the new disc is a 2 (+2 powers) and each flipped
+     * disc goes from 1 to 2 (+1); in the other view the new disc is a 1
+     * and each flipped disc goes from 2 to 1 (-1) */
+    uint16_t turned[EVAL_FEATURES]; /* a legal move flips at least one disc */
+    const uint16_t *first = m->square_powers[bb_first(flips)];
+    for (int k = 0; k < EVAL_FEATURES; ++k) turned[k] = first[k];
+    for (flips &= flips - 1; flips; flips &= flips - 1) {
+        const uint16_t *p = m->square_powers[bb_first(flips)];
+        for (int k = 0; k < EVAL_FEATURES; ++k) turned[k] = (uint16_t)(turned[k] + p[k]);
+    }
+    const uint16_t *placed = m->square_powers[sq];
+    for (int k = 0; k < EVAL_FEATURES; ++k) {
+        child->mine[k] = (uint16_t)(parent->theirs[k] + 2 * placed[k] + turned[k]);
+        child->theirs[k] = (uint16_t)(parent->mine[k] + placed[k] - turned[k]);
+    }
+}
+
+void eval_features_pass(const EvalFeatures *parent, EvalFeatures *child) {
+    memcpy(child->mine, parent->theirs, sizeof child->mine);
+    memcpy(child->theirs, parent->mine, sizeof child->theirs);
+}
+
+int eval_model_score_features(const EvalModel *m, u64 P, u64 O, const EvalFeatures *f) {
+    int num[EVAL_NUM];
+    Counts c;
+    numeric_features(P, O, num, &c);
+    int e = empties_of(P, O);
+    const short *w = m->w_raw + (size_t)e * (size_t)m->raw_total;
+    int s = score_besides_patterns(m, e, num, &c);
+    for (int i = 0; i < m->n_inst; ++i) s += w[m->inst_raw_off[i] + f->mine[i]];
+    return s;
+}

@@ -82,6 +82,38 @@ void eval_model_features(const EvalModel *m, u64 P, u64 O, int *pat, int num[EVA
 /* The score of (P, O) by model m (hand weights when it has none). */
 int eval_model_score(const EvalModel *m, u64 P, u64 O);
 
+/* Pattern codes kept up to date move by move (the search's incremental
+ * evaluation): for each instance (lane i < eval_model_patterns' instances)
+ * the base-3 code of its squares as the side to move sees them (`mine`: 1
+ * the mover's disc, 2 the opponent's) and as the opponent sees them
+ * (`theirs`: the same with 1 and 2 swapped), without the type's offset. A
+ * move changes only the codes of the instances through its square and its
+ * flipped discs, by 3^digit per changed square, and swaps the two views. */
+#define EVAL_FEATURES 64 /* lanes: models of at most 64 instances */
+typedef struct {
+    uint16_t mine[EVAL_FEATURES];
+    uint16_t theirs[EVAL_FEATURES];
+} EvalFeatures;
+
+/* The active model when its score can be computed from features (it has
+ * fitted weights and at most EVAL_FEATURES instances), else NULL. */
+const EvalModel *eval_features_model(void);
+
+/* The features of (P, O), computed from the board. */
+void eval_features_init(const EvalModel *m, u64 P, u64 O, EvalFeatures *f);
+
+/* The child's features after the mover plays sq flipping flips (the child
+ * is seen from the opponent's side, as the search sees it). */
+void eval_features_play(const EvalModel *m, const EvalFeatures *parent, EvalFeatures *child,
+                        int sq, u64 flips);
+
+/* The features after a pass: the two views swap. */
+void eval_features_pass(const EvalFeatures *parent, EvalFeatures *child);
+
+/* eval_model_score(m, P, O), with the pattern codes read from f (the
+ * features of (P, O)) instead of the board. */
+int eval_model_score_features(const EvalModel *m, u64 P, u64 O, const EvalFeatures *f);
+
 /* Load a weight file's bytes into a slot (written by scripts/train_eval.py;
  * the package loads src/outflank/data/eval.bin.gz into slot 0 at import).
  * Layout, little-endian. Version 3: "OFEVAL3\0"; int32 pattern types T;

@@ -3,7 +3,9 @@
  * search (negamax alpha-beta with null windows) over evaluator scores, with
  * a transposition table and move ordering (TT move, then evaluator order or
  * fastest-first near the leaves), probable cut-offs, and the horizon solve
- * (positions with few empties handed to the exact solver: search.h).
+ * (positions with few empties handed to the exact solver: search.h). With
+ * the default evaluator each ply's pattern codes are updated from its
+ * parent's by the move (eval_features_play) instead of read from the board.
  */
 #define _POSIX_C_SOURCE 199309L
 #include "search.h"
@@ -19,14 +21,17 @@ Tuning tuning = {
     .time_soft = 40,
     .mid_solve = 8,
     .end_stages = 5,
+    .inc_eval = 1,
 };
 
 int (*mid_horizon_solver)(Search *s, u64 P, u64 O, int alpha, int beta, int ply);
 
-const char *const TUNING_NAMES[] = {"time_soft", "mid_solve", "end_stages", "par_spin", NULL};
+const char *const TUNING_NAMES[] = {"time_soft", "mid_solve",  "end_stages",
+                                    "par_spin",  "inc_eval", NULL};
 
 static int *tuning_field(const char *name) {
-    int *fields[] = {&tuning.time_soft, &tuning.mid_solve, &tuning.end_stages, &par_spin_us};
+    int *fields[] = {&tuning.time_soft, &tuning.mid_solve, &tuning.end_stages, &par_spin_us,
+                     &tuning.inc_eval};
     for (int i = 0; TUNING_NAMES[i]; ++i)
         if (strcmp(TUNING_NAMES[i], name) == 0) return fields[i];
     return NULL;
@@ -209,6 +214,25 @@ static inline int mpc_shallow(int depth) { return 2 * (depth / 4) + (depth & 1);
 
 static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, int ply, int pv);
 
+/* The incremental evaluation at an entry into the midgame search: the
+ * features of (P, O) at ply when the evaluator is the default one and its
+ * model allows them. */
+static void features_enter(Search *s, u64 P, u64 O, int ply) {
+    s->fm = s->ev.kind == EVAL_DEFAULT && tuning.inc_eval ? eval_features_model() : NULL;
+    if (s->fm) eval_features_init(s->fm, P, O, &s->feat[ply]);
+}
+
+/* The features at ply + 1 after the move sq (flipping flips) at ply. */
+static inline void features_play(Search *s, int ply, int sq, u64 flips) {
+    if (s->fm) eval_features_play(s->fm, &s->feat[ply], &s->feat[ply + 1], sq, flips);
+}
+
+/* The static score of (P, O), the position at ply. */
+static inline int mid_evaluate(Search *s, u64 P, u64 O, int ply) {
+    return s->fm ? eval_model_score_features(s->fm, P, O, &s->feat[ply])
+                 : eval_evaluate(&s->ev, P, O);
+}
+
 /* Split points of the midgame search: nodes at least MID_SPLIT_MIN plies
  * from the leaves (the root too), after their first move. */
 #ifndef MID_SPLIT_MIN
@@ -221,6 +245,7 @@ static void mid_run(Search *t, SplitPoint *sp) {
     MoveItem *list = sp->list;
     int beta = sp->beta, depth = sp->depth, ply = sp->ply, pv = sp->pv;
     u64 P = sp->P, O = sp->O;
+    features_enter(t, P, O, ply);
     while (!ABORTED(t)) {
         sp_lock(sp);
         if (sp->cut || sp->next >= sp->n) {
@@ -233,6 +258,7 @@ static void mid_run(Search *t, SplitPoint *sp) {
         int a = sp->alpha;
         sp_unlock(sp);
         u64 nP = O & ~m.flips, nO = P | m.flips | (1ULL << m.sq);
+        features_play(t, ply, m.sq, m.flips);
         int v = -mid_search(t, nP, nO, depth - 1, -a - 1, -a, ply + 1, 0);
         if (v > a && v < beta && !ABORTED(t)) {
             a = par_alpha_now(sp, a);
@@ -273,13 +299,14 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
          * generated in the rare case of a mover without any */
         if (!~(P | O) || !P || !O) return mid_terminal(P, O);
         if (!bb_moves(P, O) && (s->reversi || !bb_moves(O, P))) return mid_terminal(P, O);
-        return eval_evaluate(&s->ev, P, O);
+        return mid_evaluate(s, P, O, ply);
     }
     if (depth >= 2) tt_prefetch(&s->tt, P, O);
 
     u64 moves = bb_moves(P, O);
     if (!moves) {
         if (s->reversi || !bb_moves(O, P)) return mid_terminal(P, O);
+        if (s->fm) eval_features_pass(&s->feat[ply], &s->feat[ply + 1]);
         int v = -mid_search(s, O, P, depth, -beta, -alpha, ply + 1, pv);
         if (pv) pv_update(s, ply, MOVE_PASS);
         return v;
@@ -314,12 +341,13 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
         if (sq == tt_move) {
             key = 1 << 30;
         } else if (depth >= 3) {
-            key = -eval_evaluate(&s->ev, cP, cO);
-        } else if (depth == 2) {
+            features_play(s, ply, sq, f);
+            key = -mid_evaluate(s, cP, cO, ply + 1);
+        } else {
+            /* 1-2 plies from the leaves: fewest opponent replies first
+             * (the likeliest refutation), a corner first among equals */
             u64 om = bb_moves(cP, cO);
             key = -(bb_count(om) + bb_count(om & CORNER_MASK)) * 16 + (int)((CORNER_MASK >> sq) & 1);
-        } else {
-            key = (int)((CORNER_MASK >> sq) & 1);
         }
         list[n++] = (MoveItem){sq, key, f};
     }
@@ -356,6 +384,7 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
         pick(list, i, n);
         u64 f = list[i].flips;
         u64 nP = O & ~f, nO = P | f | (1ULL << list[i].sq);
+        features_play(s, ply, list[i].sq, f);
         int v;
         if (i == 0) {
             v = -mid_search(s, nP, nO, depth - 1, -beta, -a, ply + 1, pv);
@@ -380,6 +409,7 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
 }
 
 int mid_probe(Search *s, u64 P, u64 O, int depth, int alpha, int beta) {
+    features_enter(s, P, O, MAX_PLY - 40);
     return mid_search(s, P, O, depth, alpha, beta, MAX_PLY - 40, 0);
 }
 
@@ -408,16 +438,27 @@ void root_finish(Search *s, RootMove *moves, int n, const int *line, int len) {
     }
 }
 
+/* The features at ply 1 of a root move's child (nP, nO). */
+static inline void features_root_child(Search *s, const RootMove *rm, u64 nP, u64 nO) {
+    if (!s->fm) return;
+    if (rm->square == MOVE_PASS)
+        eval_features_init(s->fm, nP, nO, &s->feat[1]);
+    else
+        features_play(s, 0, rm->square, rm->flips);
+}
+
 /* A worker at the root's split point (mid_root's loop, below its first
  * move; every move in analyze mode). */
 static void mid_root_run(Search *t, SplitPoint *sp) {
     int beta = sp->beta, depth = sp->depth, analyze = sp->analyze;
     u64 P = sp->P, O = sp->O;
     int a, i;
+    features_enter(t, P, O, 0);
     while (!ABORTED(t) && (i = par_root_claim(sp, &a)) >= 0) {
         RootMove *rm = &sp->moves[i];
         u64 bit = rm->square == MOVE_PASS ? 0 : 1ULL << rm->square;
         u64 nP = O & ~rm->flips, nO = P | rm->flips | bit;
+        features_root_child(t, rm, nP, nO);
         int d = rm->square == MOVE_PASS ? depth : depth - 1;
         int v, full = 1;
         ++t->nodes;
@@ -442,6 +483,7 @@ int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int ana
     int best = -SCORE_INF;
     int root_pv[MAX_PLY], root_pv_len = 0;
     for (int i = 0; i < n; ++i) moves[i].searched = 0;
+    features_enter(s, P, O, 0);
     for (int i = 0; i < n; ++i) {
         if ((i > 0 || analyze) && i + 1 < n && depth >= MID_SPLIT_MIN && par_can_split(s)) {
             SplitPoint sp;
@@ -471,6 +513,7 @@ int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int ana
         RootMove *rm = &moves[i];
         u64 bit = rm->square == MOVE_PASS ? 0 : 1ULL << rm->square;
         u64 nP = O & ~rm->flips, nO = P | rm->flips | bit;
+        features_root_child(s, rm, nP, nO);
         int d = rm->square == MOVE_PASS ? depth : depth - 1; /* a pass uses up no depth */
         int v;
         ++s->nodes;

@@ -17,6 +17,7 @@
 
 #include "bitboard.h"
 #include "eval.h"
+#include "eval_default.h"
 #include "tt.h"
 
 #define SCORE_INF 0x7FFFFFFF
@@ -107,6 +108,11 @@ typedef struct Search {
     _Atomic uint64_t state;      /* idle or busy, with a version (parallel.c) */
     struct SplitPoint *_Atomic wait_sp; /* waiting as master at this split point */
     SmallEntry end_small[END_TT_MIN - END_SORT_MIN][END_SMALL_SIZE];
+    /* the midgame search's incremental evaluation: the model whose
+     * features feat[ply] holds for the position at each ply (NULL: the
+     * evaluator is called on the board) */
+    const EvalModel *fm;
+    EvalFeatures feat[MAX_PLY + 1];
     /* principal variation, triangular */
     int pv[MAX_PLY][MAX_PLY];
     int pv_len[MAX_PLY];
@@ -200,6 +206,10 @@ typedef struct {
      * search the same tree with wider probable cut-off margins, the last
      * with none (SELECTIVITY_STAGES in searcher.c; 0: stop there) */
     int end_stages;
+    /* the midgame search keeps the default evaluator's pattern codes up to
+     * date move by move (1) or reads them from the board at every
+     * evaluation (0): the same scores and trees, a different speed */
+    int inc_eval;
 } Tuning;
 
 extern Tuning tuning;
