@@ -8,6 +8,7 @@ node for node.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import random
 import shutil
@@ -25,17 +26,25 @@ from outflank import _core, _core_generic
 from outflank.obf import read_obf_file
 
 
-def _built(name: str) -> ModuleType | None:
-    try:
-        return importlib.import_module(f"outflank.{name}")
-    except ImportError:  # not built on this platform
-        return None
+def _library(name: str) -> str | None:
+    """The file of a build of the core, if it is compiled here."""
+    spec = importlib.util.find_spec(f"outflank.{name}")
+    return spec.origin if spec is not None else None
 
 
-_core_avx2 = _built("_core_avx2")
-_core_avx512 = _built("_core_avx512")
-AVX2_USABLE = _core_avx2 is not None and _core_generic.avx2_usable()
-AVX512_USABLE = _core_avx512 is not None and AVX2_USABLE and _core_generic.avx512_usable()
+def _built(name: str, usable: bool) -> ModuleType | None:
+    """A build, imported, when it is compiled here and this processor runs
+    it: importing a build whose instructions the processor lacks may execute
+    one at once (an illegal instruction, not an ImportError)."""
+    return importlib.import_module(f"outflank.{name}") if usable and _library(name) else None
+
+
+AVX2_USABLE = _library("_core_avx2") is not None and _core_generic.avx2_usable()
+AVX512_USABLE = (
+    _library("_core_avx512") is not None and AVX2_USABLE and _core_generic.avx512_usable()
+)
+_core_avx2 = _built("_core_avx2", AVX2_USABLE)
+_core_avx512 = _built("_core_avx512", AVX512_USABLE)
 
 needs_avx2 = pytest.mark.skipif(
     not AVX2_USABLE, reason="the AVX2 build needs an x86-64 processor with AVX2 and BMI2"
@@ -158,15 +167,13 @@ def test_a_solve_searches_the_same_tree(
 def test_builds_export_only_their_init_function(module: str) -> None:
     """setup.py hides the core's own symbols (-fvisibility=hidden), so calls
     between its files are direct, not through the shared object's PLT."""
-    mod = {"_core_generic": _core_generic, "_core_avx2": _core_avx2, "_core_avx512": _core_avx512}[
-        module
-    ]
-    if mod is None:
+    library = _library(module)  # read, not imported: this processor may not run it
+    if library is None:
         pytest.skip(f"{module} is not built here")
     if shutil.which("nm") is None:
         pytest.skip("needs nm (binutils)")
     out = subprocess.run(
-        ["nm", "-D", "--defined-only", mod.__file__], capture_output=True, text=True, check=True
+        ["nm", "-D", "--defined-only", library], capture_output=True, text=True, check=True
     ).stdout
     functions = [line.split()[-1] for line in out.splitlines() if line.split()[1:2] == ["T"]]
     assert functions == [f"PyInit_{module}"]
