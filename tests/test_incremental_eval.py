@@ -73,6 +73,16 @@ def test_passes_and_the_horizon_solve_search_the_same_tree(restore: None) -> Non
         assert kept == read, board.obf()
 
 
+def test_a_pass_at_the_root_searches_the_same_tree(restore: None) -> None:
+    """The root's only move is a pass: the views swap there too."""
+    engine = Engine(endgame=0, threads=1)
+    for seed, empties in ((401, 10), (565, 10), (1212, 12)):
+        board = random_position(seed, empties)
+        assert board.must_pass() and not board.is_game_over()
+        kept, read = both_ways(engine, board, depth=8)
+        assert kept == read, board.obf()
+
+
 def test_the_solvers_probable_passes_search_the_same_tree(restore: None) -> None:
     """The solver's selective passes call the midgame search below them."""
     engine = Engine.preset("default", threads=1)

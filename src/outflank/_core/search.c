@@ -438,11 +438,11 @@ void root_finish(Search *s, RootMove *moves, int n, const int *line, int len) {
     }
 }
 
-/* The features at ply 1 of a root move's child (nP, nO). */
-static inline void features_root_child(Search *s, const RootMove *rm, u64 nP, u64 nO) {
+/* The features at ply 1 of a root move's child, as mid_search makes them. */
+static inline void features_root_child(Search *s, const RootMove *rm) {
     if (!s->fm) return;
     if (rm->square == MOVE_PASS)
-        eval_features_init(s->fm, nP, nO, &s->feat[1]);
+        eval_features_pass(&s->feat[0], &s->feat[1]);
     else
         features_play(s, 0, rm->square, rm->flips);
 }
@@ -458,7 +458,7 @@ static void mid_root_run(Search *t, SplitPoint *sp) {
         RootMove *rm = &sp->moves[i];
         u64 bit = rm->square == MOVE_PASS ? 0 : 1ULL << rm->square;
         u64 nP = O & ~rm->flips, nO = P | rm->flips | bit;
-        features_root_child(t, rm, nP, nO);
+        features_root_child(t, rm);
         int d = rm->square == MOVE_PASS ? depth : depth - 1;
         int v, full = 1;
         ++t->nodes;
@@ -513,7 +513,7 @@ int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int ana
         RootMove *rm = &moves[i];
         u64 bit = rm->square == MOVE_PASS ? 0 : 1ULL << rm->square;
         u64 nP = O & ~rm->flips, nO = P | rm->flips | bit;
-        features_root_child(s, rm, nP, nO);
+        features_root_child(s, rm);
         int d = rm->square == MOVE_PASS ? depth : depth - 1; /* a pass uses up no depth */
         int v;
         ++s->nodes;
