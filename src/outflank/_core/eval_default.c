@@ -628,9 +628,10 @@ int eval_default_load(const void *data, size_t len, int slot) {
     return 0;
 }
 
-static void numeric_features(u64 P, u64 O, int num[EVAL_NUM], Counts *c) {
+/* The numeric features of (P, O), where moves are the mover's legal moves. */
+static inline void numeric_features_with(u64 P, u64 O, u64 moves, int num[EVAL_NUM], Counts *c) {
     u64 empty = ~(P | O);
-    c->mob_p = bb_count(bb_moves(P, O));
+    c->mob_p = bb_count(moves);
     c->mob_o = bb_count(bb_moves(O, P));
     c->pmob_p = bb_count(bb_neighbours(O) & empty);
     c->pmob_o = bb_count(bb_neighbours(P) & empty);
@@ -640,6 +641,10 @@ static void numeric_features(u64 P, u64 O, int num[EVAL_NUM], Counts *c) {
     num[3] = bb_count(P) - bb_count(O);
     num[4] = (bb_count(empty) & 1) ? 1 : -1;
     num[5] = bb_count(P & CORNERS) - bb_count(O & CORNERS);
+}
+
+static void numeric_features(u64 P, u64 O, int num[EVAL_NUM], Counts *c) {
+    numeric_features_with(P, O, bb_moves(P, O), num, c);
 }
 
 /* Hand weights: used until fitted weights exist. */
@@ -767,10 +772,11 @@ void eval_features_pass(const EvalFeatures *parent, EvalFeatures *child) {
     memcpy(child->theirs, parent->mine, sizeof child->theirs);
 }
 
-int eval_model_score_features(const EvalModel *m, u64 P, u64 O, const EvalFeatures *f) {
+int eval_model_score_features(const EvalModel *m, u64 P, u64 O, u64 moves,
+                              const EvalFeatures *f) {
     int num[EVAL_NUM];
     Counts c;
-    numeric_features(P, O, num, &c);
+    numeric_features_with(P, O, moves, num, &c);
     int e = empties_of(P, O);
     const short *w = m->w_raw + (size_t)e * (size_t)m->raw_total;
     int s = score_besides_patterns(m, e, num, &c);

@@ -111,8 +111,10 @@ void eval_features_play(const EvalModel *m, const EvalFeatures *parent, EvalFeat
 void eval_features_pass(const EvalFeatures *parent, EvalFeatures *child);
 
 /* eval_model_score(m, P, O), with the pattern codes read from f (the
- * features of (P, O)) instead of the board. */
-int eval_model_score_features(const EvalModel *m, u64 P, u64 O, const EvalFeatures *f);
+ * features of (P, O)) instead of the board and the mover's legal moves
+ * given (bb_moves(P, O), which the search has already generated). */
+int eval_model_score_features(const EvalModel *m, u64 P, u64 O, u64 moves,
+                              const EvalFeatures *f);
 
 /* Load a weight file's bytes into a slot (written by scripts/train_eval.py;
  * the package loads src/outflank/data/eval.bin.gz into slot 0 at import).

@@ -165,6 +165,7 @@ typedef struct {
     int sq;
     int key;
     u64 flips;
+    u64 replies; /* the opponent's legal moves after this move */
 } MoveItem;
 
 static inline int mid_terminal(u64 P, u64 O) {
@@ -212,7 +213,12 @@ static const int MPC_SIGMA[] = {0, 0, 0, MPC_SIGMA_TABLE};
 static inline int mpc_shallow(int depth) { return 2 * (depth / 4) + (depth & 1); }
 #define MPC_NONE (-SCORE_INF)
 
-static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, int ply, int pv);
+/* mid_search's moves argument when the caller has not generated them. A
+ * mover never has all 64 squares to play, so it is no set of moves. */
+#define MOVES_UNKNOWN (~0ULL)
+
+static int mid_search(Search *s, u64 P, u64 O, u64 moves, int depth, int alpha, int beta,
+                      int ply, int pv);
 
 /* The incremental evaluation at an entry into the midgame search: the
  * features of (P, O) at ply when the evaluator is the default one and its
@@ -227,9 +233,10 @@ static inline void features_play(Search *s, int ply, int sq, u64 flips) {
     if (s->fm) eval_features_play(s->fm, &s->feat[ply], &s->feat[ply + 1], sq, flips);
 }
 
-/* The static score of (P, O), the position at ply. */
-static inline int mid_evaluate(Search *s, u64 P, u64 O, int ply) {
-    return s->fm ? eval_model_score_features(s->fm, P, O, &s->feat[ply])
+/* The static score of (P, O), the position at ply, whose mover's legal
+ * moves are moves. */
+static inline int mid_evaluate(Search *s, u64 P, u64 O, u64 moves, int ply) {
+    return s->fm ? eval_model_score_features(s->fm, P, O, moves, &s->feat[ply])
                  : eval_evaluate(&s->ev, P, O);
 }
 
@@ -259,10 +266,11 @@ static void mid_run(Search *t, SplitPoint *sp) {
         sp_unlock(sp);
         u64 nP = O & ~m.flips, nO = P | m.flips | (1ULL << m.sq);
         features_play(t, ply, m.sq, m.flips);
-        int v = -mid_search(t, nP, nO, depth - 1, -a - 1, -a, ply + 1, 0);
+        int v = -mid_search(t, nP, nO, m.replies, depth - 1, -a - 1, -a, ply + 1, 0);
         if (v > a && v < beta && !ABORTED(t)) {
             a = par_alpha_now(sp, a);
-            if (a < beta) v = -mid_search(t, nP, nO, depth - 1, -beta, -a, ply + 1, pv);
+            if (a < beta)
+                v = -mid_search(t, nP, nO, m.replies, depth - 1, -beta, -a, ply + 1, pv);
         }
         if (ABORTED(t)) break;
         par_node_record(sp, t, v, m.sq, beta, pv);
@@ -272,18 +280,22 @@ static void mid_run(Search *t, SplitPoint *sp) {
 /* beta when the shallow search predicts that the node fails high, alpha
  * when it predicts a fail low, MPC_NONE when it cannot tell (the node is
  * then searched; a stopped search returns through its move loop). */
-static inline int probable_mid_cut(Search *s, u64 P, u64 O, int depth, int alpha, int beta,
-                                   int ply) {
+static inline int probable_mid_cut(Search *s, u64 P, u64 O, u64 moves, int depth, int alpha,
+                                   int beta, int ply) {
     int sigma = MPC_SIGMA[depth < MPC_SIGMA_N ? depth : MPC_SIGMA_N - 1];
     int margin = sigma * s->mpc_t / 100, d = mpc_shallow(depth);
     int hi = beta + margin;
-    if (mid_search(s, P, O, d, hi - 1, hi, ply, 0) >= hi) return beta;
+    if (mid_search(s, P, O, moves, d, hi - 1, hi, ply, 0) >= hi) return beta;
     int lo = alpha - margin;
-    if (mid_search(s, P, O, d, lo, lo + 1, ply, 0) <= lo) return alpha;
+    if (mid_search(s, P, O, moves, d, lo, lo + 1, ply, 0) <= lo) return alpha;
     return MPC_NONE;
 }
 
-static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, int ply, int pv) {
+/* The score of (P, O) searched depth plies deep within (alpha, beta);
+ * moves are the mover's legal moves when the caller has generated them
+ * (its move ordering has), else MOVES_UNKNOWN. */
+static int mid_search(Search *s, u64 P, u64 O, u64 moves, int depth, int alpha, int beta,
+                      int ply, int pv) {
     if (ply < MAX_PLY) s->pv_len[ply] = 0;
     ++s->nodes;
     if (search_should_stop(s)) return 0;
@@ -298,16 +310,18 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
          * (Othello) neither side with one; the opponent's moves are only
          * generated in the rare case of a mover without any */
         if (!~(P | O) || !P || !O) return mid_terminal(P, O);
-        if (!bb_moves(P, O) && (s->reversi || !bb_moves(O, P))) return mid_terminal(P, O);
-        return mid_evaluate(s, P, O, ply);
+        if (moves == MOVES_UNKNOWN) moves = bb_moves(P, O);
+        if (!moves && (s->reversi || !bb_moves(O, P))) return mid_terminal(P, O);
+        return mid_evaluate(s, P, O, moves, ply);
     }
     if (depth >= 2) tt_prefetch(&s->tt, P, O);
 
-    u64 moves = bb_moves(P, O);
+    if (moves == MOVES_UNKNOWN) moves = bb_moves(P, O);
     if (!moves) {
-        if (s->reversi || !bb_moves(O, P)) return mid_terminal(P, O);
+        u64 replies = s->reversi ? 0 : bb_moves(O, P);
+        if (!replies) return mid_terminal(P, O);
         if (s->fm) eval_features_pass(&s->feat[ply], &s->feat[ply + 1]);
-        int v = -mid_search(s, O, P, depth, -beta, -alpha, ply + 1, pv);
+        int v = -mid_search(s, O, P, replies, depth, -beta, -alpha, ply + 1, pv);
         if (pv) pv_update(s, ply, MOVE_PASS);
         return v;
     }
@@ -327,7 +341,7 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
     }
 
     if (s->mpc_t && !pv && depth >= MPC_MIN && alpha > -SCORE_WIN && beta < SCORE_WIN) {
-        int v = probable_mid_cut(s, P, O, depth, alpha, beta, ply);
+        int v = probable_mid_cut(s, P, O, moves, depth, alpha, beta, ply);
         if (v != MPC_NONE) return v;
     }
 
@@ -337,19 +351,19 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
         int sq = bb_first(m);
         u64 f = bb_flips(P, O, sq);
         u64 cP = O & ~f, cO = P | f | (1ULL << sq);
+        u64 om = bb_moves(cP, cO); /* the child's moves, which it is given */
         int key;
         if (sq == tt_move) {
             key = 1 << 30;
         } else if (depth >= 3) {
             features_play(s, ply, sq, f);
-            key = -mid_evaluate(s, cP, cO, ply + 1);
+            key = -mid_evaluate(s, cP, cO, om, ply + 1);
         } else {
             /* 1-2 plies from the leaves: fewest opponent replies first
              * (the likeliest refutation), a corner first among equals */
-            u64 om = bb_moves(cP, cO);
             key = -(bb_count(om) + bb_count(om & CORNER_MASK)) * 16 + (int)((CORNER_MASK >> sq) & 1);
         }
-        list[n++] = (MoveItem){sq, key, f};
+        list[n++] = (MoveItem){sq, key, f, om};
     }
 
     int best = -SCORE_INF, best_move = MOVE_NONE, a = alpha;
@@ -386,12 +400,13 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
         u64 nP = O & ~f, nO = P | f | (1ULL << list[i].sq);
         features_play(s, ply, list[i].sq, f);
         int v;
+        u64 replies = list[i].replies;
         if (i == 0) {
-            v = -mid_search(s, nP, nO, depth - 1, -beta, -a, ply + 1, pv);
+            v = -mid_search(s, nP, nO, replies, depth - 1, -beta, -a, ply + 1, pv);
         } else {
-            v = -mid_search(s, nP, nO, depth - 1, -a - 1, -a, ply + 1, 0);
+            v = -mid_search(s, nP, nO, replies, depth - 1, -a - 1, -a, ply + 1, 0);
             if (v > a && v < beta && !ABORTED(s))
-                v = -mid_search(s, nP, nO, depth - 1, -beta, -a, ply + 1, pv);
+                v = -mid_search(s, nP, nO, replies, depth - 1, -beta, -a, ply + 1, pv);
         }
         if (ABORTED(s)) return 0;
         if (v > best) {
@@ -410,7 +425,7 @@ static int mid_search(Search *s, u64 P, u64 O, int depth, int alpha, int beta, i
 
 int mid_probe(Search *s, u64 P, u64 O, int depth, int alpha, int beta) {
     features_enter(s, P, O, MAX_PLY - 40);
-    return mid_search(s, P, O, depth, alpha, beta, MAX_PLY - 40, 0);
+    return mid_search(s, P, O, MOVES_UNKNOWN, depth, alpha, beta, MAX_PLY - 40, 0);
 }
 
 void root_line_record(const Search *s, int square, int *line, int *len) {
@@ -463,13 +478,13 @@ static void mid_root_run(Search *t, SplitPoint *sp) {
         int v, full = 1;
         ++t->nodes;
         if (analyze) {
-            v = -mid_search(t, nP, nO, d, -beta, -a, 1, 1);
+            v = -mid_search(t, nP, nO, MOVES_UNKNOWN, d, -beta, -a, 1, 1);
         } else {
-            v = -mid_search(t, nP, nO, d, -a - 1, -a, 1, 0);
+            v = -mid_search(t, nP, nO, MOVES_UNKNOWN, d, -a - 1, -a, 1, 0);
             full = 0;
             if (v > a && !ABORTED(t)) {
                 a = par_alpha_now(sp, a);
-                v = -mid_search(t, nP, nO, d, -beta, -a, 1, 1);
+                v = -mid_search(t, nP, nO, MOVES_UNKNOWN, d, -beta, -a, 1, 1);
                 full = 1;
             }
         }
@@ -518,10 +533,11 @@ int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int ana
         int v;
         ++s->nodes;
         if (analyze || i == 0) {
-            v = -mid_search(s, nP, nO, d, -beta, -alpha, 1, 1);
+            v = -mid_search(s, nP, nO, MOVES_UNKNOWN, d, -beta, -alpha, 1, 1);
         } else {
-            v = -mid_search(s, nP, nO, d, -alpha - 1, -alpha, 1, 0);
-            if (v > alpha && !ABORTED(s)) v = -mid_search(s, nP, nO, d, -beta, -alpha, 1, 1);
+            v = -mid_search(s, nP, nO, MOVES_UNKNOWN, d, -alpha - 1, -alpha, 1, 0);
+            if (v > alpha && !ABORTED(s))
+                v = -mid_search(s, nP, nO, MOVES_UNKNOWN, d, -beta, -alpha, 1, 1);
         }
         if (ABORTED(s)) break;
         rm->score = v;
