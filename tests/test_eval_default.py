@@ -190,6 +190,26 @@ def test_the_stable_discs_feature_counts_both_colours(seed: int, plies: int) -> 
     assert numeric[2] == expected
 
 
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32), holes=st.integers(0, 10))
+def test_stable_discs_without_corners(seed: int, holes: int) -> None:
+    # Without a corner only a disc whose row, column and diagonals are all
+    # full can start a stable set; the evaluator rules the rest out early.
+    # Boards nearly full but for the corners hold such discs.
+    rng = random.Random(seed)
+    corners = {0, 7, 56, 63}
+    empty = corners | set(rng.sample(sorted(set(range(64)) - corners), holes))
+    p = o = 0
+    for sq in set(range(64)) - empty:
+        if rng.random() < 0.5:
+            p |= 1 << sq
+        else:
+            o |= 1 << sq
+    numeric = _features(p, o)[1]
+    expected = len(_line_stable_discs(p, p | o)) - len(_line_stable_discs(o, p | o))
+    assert numeric[2] == expected
+
+
 # The first fitted evaluator's pattern types (version-2 weight files): squares
 # in the a1 corner's orientation (corner 3x3, edge + 2 X, corner 2x5, rows
 # 2-4, diagonals of 8 to 4 squares).

@@ -291,29 +291,56 @@ static inline int probable_mid_cut(Search *s, u64 P, u64 O, u64 moves, int depth
     return MPC_NONE;
 }
 
+/* What every node does first: count itself, poll the clock, and near the
+ * end of the game solve itself (the default evaluator's scale: 1/100 disc;
+ * not in the solver's own ordering searches). 1 when that settles the
+ * node, its score then in *v (0 for a stopped search). */
+static inline int mid_enter(Search *s, u64 P, u64 O, int alpha, int beta, int ply, int *v) {
+    if (ply < MAX_PLY) s->pv_len[ply] = 0;
+    ++s->nodes;
+    *v = 0;
+    if (search_should_stop(s)) return 1;
+    if (bb_count(~(P | O)) <= tuning.mid_solve && mid_horizon_solver && !s->reversi &&
+        s->eval_tag != TT_TAG_ORDER && s->ev.kind == EVAL_DEFAULT && ply < MAX_PLY - 30) {
+        *v = mid_horizon_solver(s, P, O, alpha, beta, ply);
+        return 1;
+    }
+    return 0;
+}
+
+/* The score at the horizon: a game over is scored as such (a full board, a
+ * side wiped out, a mover without a move under Reversi rules, or (Othello)
+ * neither side with one; the opponent's moves are only generated in the
+ * rare case of a mover without any), any other position evaluated. */
+static inline int mid_horizon(Search *s, u64 P, u64 O, u64 moves, int ply) {
+    if (!~(P | O) || !P || !O) return mid_terminal(P, O);
+    if (moves == MOVES_UNKNOWN) moves = bb_moves(P, O);
+    if (!moves && (s->reversi || !bb_moves(O, P))) return mid_terminal(P, O);
+    return mid_evaluate(s, P, O, moves, ply);
+}
+
+/* mid_search at depth 0, without a call of the recursive function. */
+static inline int mid_leaf(Search *s, u64 P, u64 O, u64 moves, int alpha, int beta, int ply) {
+    int v;
+    if (mid_enter(s, P, O, alpha, beta, ply, &v)) return v;
+    return mid_horizon(s, P, O, moves, ply);
+}
+
+/* A child of a node depth plies from the leaves (depth - 1 for the child). */
+static inline int mid_child(Search *s, u64 P, u64 O, u64 moves, int depth, int alpha, int beta,
+                            int ply, int pv) {
+    return depth <= 1 ? mid_leaf(s, P, O, moves, alpha, beta, ply)
+                      : mid_search(s, P, O, moves, depth - 1, alpha, beta, ply, pv);
+}
+
 /* The score of (P, O) searched depth plies deep within (alpha, beta);
  * moves are the mover's legal moves when the caller has generated them
  * (its move ordering has), else MOVES_UNKNOWN. */
 static int mid_search(Search *s, u64 P, u64 O, u64 moves, int depth, int alpha, int beta,
                       int ply, int pv) {
-    if (ply < MAX_PLY) s->pv_len[ply] = 0;
-    ++s->nodes;
-    if (search_should_stop(s)) return 0;
-    /* solved near the end of the game (the default evaluator's scale: 1/100
-     * disc), but not in the solver's own ordering searches */
-    if (bb_count(~(P | O)) <= tuning.mid_solve && mid_horizon_solver && !s->reversi &&
-        s->eval_tag != TT_TAG_ORDER && s->ev.kind == EVAL_DEFAULT && ply < MAX_PLY - 30)
-        return mid_horizon_solver(s, P, O, alpha, beta, ply);
-    if (depth <= 0 || ply >= MAX_PLY - 1) {
-        /* a game over at the horizon is scored as such: a full board, a
-         * side wiped out, a mover without a move under Reversi rules, or
-         * (Othello) neither side with one; the opponent's moves are only
-         * generated in the rare case of a mover without any */
-        if (!~(P | O) || !P || !O) return mid_terminal(P, O);
-        if (moves == MOVES_UNKNOWN) moves = bb_moves(P, O);
-        if (!moves && (s->reversi || !bb_moves(O, P))) return mid_terminal(P, O);
-        return mid_evaluate(s, P, O, moves, ply);
-    }
+    int settled;
+    if (mid_enter(s, P, O, alpha, beta, ply, &settled)) return settled;
+    if (depth <= 0 || ply >= MAX_PLY - 1) return mid_horizon(s, P, O, moves, ply);
     if (depth >= 2) tt_prefetch(&s->tt, P, O);
 
     if (moves == MOVES_UNKNOWN) moves = bb_moves(P, O);
@@ -345,17 +372,34 @@ static int mid_search(Search *s, u64 P, u64 O, u64 moves, int depth, int alpha, 
         if (v != MPC_NONE) return v;
     }
 
+    int best = -SCORE_INF, best_move = MOVE_NONE, a = alpha, searched = 0;
+    if (tt_move != MOVE_NONE && (moves >> tt_move & 1)) {
+        /* the table's move first, before the others are generated and
+         * ordered: when it cuts the node, as it mostly does, their ordering
+         * evaluations are saved */
+        u64 f = bb_flips(P, O, tt_move);
+        u64 nP = O & ~f, nO = P | f | (1ULL << tt_move);
+        features_play(s, ply, tt_move, f);
+        best = -mid_child(s, nP, nO, bb_moves(nP, nO), depth, -beta, -a, ply + 1, pv);
+        if (ABORTED(s)) return 0;
+        best_move = tt_move;
+        if (best > a) {
+            a = best;
+            if (pv) pv_update(s, ply, best_move);
+        }
+        moves &= ~(1ULL << tt_move);
+        searched = 1;
+    }
+
     MoveItem list[MAX_MOVES];
     int n = 0;
-    for (u64 m = moves; m; m &= m - 1) {
+    for (u64 m = a < beta ? moves : 0; m; m &= m - 1) {
         int sq = bb_first(m);
         u64 f = bb_flips(P, O, sq);
         u64 cP = O & ~f, cO = P | f | (1ULL << sq);
         u64 om = bb_moves(cP, cO); /* the child's moves, which it is given */
         int key;
-        if (sq == tt_move) {
-            key = 1 << 30;
-        } else if (depth >= 3) {
+        if (depth >= 3) {
             features_play(s, ply, sq, f);
             key = -mid_evaluate(s, cP, cO, om, ply + 1);
         } else {
@@ -366,9 +410,8 @@ static int mid_search(Search *s, u64 P, u64 O, u64 moves, int depth, int alpha, 
         list[n++] = (MoveItem){sq, key, f, om};
     }
 
-    int best = -SCORE_INF, best_move = MOVE_NONE, a = alpha;
     for (int i = 0; i < n; ++i) {
-        if (i > 0 && depth >= MID_SPLIT_MIN && i + 1 < n && par_can_split(s)) {
+        if (i + searched > 0 && depth >= MID_SPLIT_MIN && i + 1 < n && par_can_split(s)) {
             SplitPoint sp;
             sp.run = mid_run;
             sp.P = P;
@@ -401,12 +444,12 @@ static int mid_search(Search *s, u64 P, u64 O, u64 moves, int depth, int alpha, 
         features_play(s, ply, list[i].sq, f);
         int v;
         u64 replies = list[i].replies;
-        if (i == 0) {
-            v = -mid_search(s, nP, nO, replies, depth - 1, -beta, -a, ply + 1, pv);
+        if (i + searched == 0) {
+            v = -mid_child(s, nP, nO, replies, depth, -beta, -a, ply + 1, pv);
         } else {
-            v = -mid_search(s, nP, nO, replies, depth - 1, -a - 1, -a, ply + 1, 0);
+            v = -mid_child(s, nP, nO, replies, depth, -a - 1, -a, ply + 1, 0);
             if (v > a && v < beta && !ABORTED(s))
-                v = -mid_search(s, nP, nO, replies, depth - 1, -beta, -a, ply + 1, pv);
+                v = -mid_child(s, nP, nO, replies, depth, -beta, -a, ply + 1, pv);
         }
         if (ABORTED(s)) return 0;
         if (v > best) {

@@ -75,7 +75,20 @@ static inline u64 stable_fixed_point(u64 P, const ClosedLines *c, u64 s) {
 }
 
 int bb_stable_diff(u64 P, u64 O) {
-    ClosedLines c = bb_closed_lines(P | O);
+    u64 filled = P | O;
+    if (!(filled & 0x8100000000000081ULL)) {
+        /* Without a corner no disc on the border is closed across its
+         * border's direction (that line holds two corners), so a first
+         * stable disc needs its row and its column full: rule that out
+         * cheaply (most midgame positions). */
+        u64 rows = filled & (filled >> 1) & (filled >> 2) & (filled >> 3);
+        rows = (rows & (rows >> 4) & 0x0101010101010101ULL) * 0xFF;
+        u64 cols = filled & (filled >> 8);
+        cols &= cols >> 16;
+        cols = (cols & (cols >> 32) & 0xFF) * 0x0101010101010101ULL;
+        if (!(rows & cols)) return 0;
+    }
+    ClosedLines c = bb_closed_lines(filled);
     u64 closed = c.h & c.v & c.d & c.a;
     u64 sp = P & closed, so = O & closed;
     if (!(sp | so)) return 0;
