@@ -352,7 +352,7 @@ def test_a_levels_exact_endgame_holds_for_reversi_too() -> None:
     estimate, since the exact solver assumes Othello's passes)."""
     level = Engine.level(12)  # depth 6, exact from 14 empties
     checked = 0
-    for board, c, me in unfinished_reversi_boards(20, 9):
+    for board, c, me in unfinished_reversi_boards(20, 8):
         expected = engine_oracle_score(
             engine_oracle.negamax(c, me, 64, lambda cs, m: 0, reversi=True)
         )

@@ -385,12 +385,11 @@ def _expected_score(wf, p: int, o: int) -> int:
     def interp(va: int, vb: int) -> int:
         return int((va * (span - t) + vb * t) / span)  # C division: toward zero
 
-    pa = [round(v * 100) for v in wf.patterns[a]]
-    pb = [round(v * 100) for v in wf.patterns[b]]
+    pa, pb = wf.patterns[a], wf.patterns[b]  # only the weights read are rounded
     na = [round(v * 100) for v in wf.numeric[a]]
     nb = [round(v * 100) for v in wf.numeric[b]]
     score = interp(na[6], nb[6])
-    score += sum(interp(pa[i], pb[i]) for i in feats[:n])
+    score += sum(interp(round(pa[i] * 100), round(pb[i] * 100)) for i in feats[:n])
     score += sum(interp(na[i], nb[i]) * feats[n + i] for i in range(6))
     return score
 

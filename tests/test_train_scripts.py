@@ -224,7 +224,7 @@ def test_a_balanced_fit_fits_the_even_positions_better(data_dir: Path) -> None:
     masks = evalfit.masks_of(["edge2x", "corner3x3"])
     anchors = [0, 20, 40, 60]
     args = (data["player"], data["opponent"], label, games, masks, anchors)
-    kw = {"ridge": 1e-3, "smooth": 1e-3, "max_iter": 300, "log": None}
+    kw = {"ridge": 1e-3, "smooth": 1e-3, "max_iter": 100, "log": None}
     plain = evalfit.fit(*args, **kw)
     balanced = evalfit.fit(*args, balance=4.0, **kw)
     train = evalfit.split(games).train
@@ -257,7 +257,7 @@ def test_parity_apart_fits_what_alternates_with_the_empties(data_dir: Path) -> N
     masks = evalfit.masks_of(["edge2x"])
     anchors = list(range(61))
     args = (data["player"], data["opponent"], label, games, masks, anchors)
-    kw = {"ridge": 1e-3, "smooth": 1e5, "max_iter": 300, "log": None}
+    kw = {"ridge": 1e-3, "smooth": 1e5, "max_iter": 100, "log": None}
     feats = evalfit.features(data["player"], data["opponent"], masks)
     errors = {}
     for lag in (1, 2):
