@@ -10,20 +10,29 @@
 #define EDGE_H 0x8080808080808080ULL
 #define EDGE_1 0x00000000000000FFULL
 #define EDGE_8 0xFF00000000000000ULL
+#define CORNERS 0x8100000000000081ULL
+
+/* The squares of the full rows: a row is full when its byte is 0xFF. */
+static inline u64 full_rows(u64 filled) {
+    u64 r = filled & (filled >> 1) & (filled >> 2) & (filled >> 3);
+    r &= r >> 4;
+    r &= 0x0101010101010101ULL; /* bit at column a when the row is full */
+    return r * 0xFF;
+}
+
+/* The squares of the full columns. */
+static inline u64 full_columns(u64 filled) {
+    u64 c = filled & (filled >> 8);
+    c &= c >> 16;
+    c &= c >> 32;
+    return (c & 0xFF) * 0x0101010101010101ULL;
+}
 
 /* Full lines in each direction, by propagating empty squares along them. */
 u64 bb_full_lines(u64 filled, u64 *h, u64 *v, u64 *d, u64 *a) {
     u64 e = ~filled;
-    /* rows: a row is full when its byte is 0xFF */
-    u64 r = filled & (filled >> 1) & (filled >> 2) & (filled >> 3);
-    r &= r >> 4;
-    r &= 0x0101010101010101ULL; /* bit at column a when the row is full */
-    *h = r * 0xFF;
-    /* columns */
-    u64 c = filled & (filled >> 8);
-    c &= c >> 16;
-    c &= c >> 32;
-    *v = (c & 0xFF) * 0x0101010101010101ULL;
+    *h = full_rows(filled);
+    *v = full_columns(filled);
     /* diagonals (a1-h8 direction: shift 9), spreading 1, 2 then 4 squares
      * (the masks drop what wrapped around the board's side) */
     u64 x = e;
@@ -76,18 +85,11 @@ static inline u64 stable_fixed_point(u64 P, const ClosedLines *c, u64 s) {
 
 int bb_stable_diff(u64 P, u64 O) {
     u64 filled = P | O;
-    if (!(filled & 0x8100000000000081ULL)) {
-        /* Without a corner no disc on the border is closed across its
-         * border's direction (that line holds two corners), so a first
-         * stable disc needs its row and its column full: rule that out
-         * cheaply (most midgame positions). */
-        u64 rows = filled & (filled >> 1) & (filled >> 2) & (filled >> 3);
-        rows = (rows & (rows >> 4) & 0x0101010101010101ULL) * 0xFF;
-        u64 cols = filled & (filled >> 8);
-        cols &= cols >> 16;
-        cols = (cols & (cols >> 32) & 0xFF) * 0x0101010101010101ULL;
-        if (!(rows & cols)) return 0;
-    }
+    /* Without a corner no disc on the border is closed across its
+     * border's direction (that line holds two corners), so a first stable
+     * disc needs its row and its column full: rule that out cheaply (most
+     * midgame positions). */
+    if (!(filled & CORNERS) && !(full_rows(filled) & full_columns(filled))) return 0;
     ClosedLines c = bb_closed_lines(filled);
     u64 closed = c.h & c.v & c.d & c.a;
     u64 sp = P & closed, so = O & closed;
