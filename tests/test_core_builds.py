@@ -33,10 +33,10 @@ def _library(name: str) -> str | None:
 
 
 def _built(name: str, usable: bool) -> ModuleType | None:
-    """A build, imported, when it is compiled here and this processor runs
-    it: importing a build whose instructions the processor lacks may execute
-    one at once (an illegal instruction, not an ImportError)."""
-    return importlib.import_module(f"outflank.{name}") if usable and _library(name) else None
+    """A build, imported, when it is usable (compiled here and run by this
+    processor): importing a build whose instructions the processor lacks may
+    execute one at once (an illegal instruction, not an ImportError)."""
+    return importlib.import_module(f"outflank.{name}") if usable else None
 
 
 AVX2_USABLE = _library("_core_avx2") is not None and _core_generic.avx2_usable()
