@@ -25,6 +25,7 @@ typedef uint64_t u64;
 #define NOT_A_FILE 0xFEFEFEFEFEFEFEFEULL /* every column but a */
 #define NOT_H_FILE 0x7F7F7F7F7F7F7F7FULL /* every column but h */
 #define INNER_COLS 0x7E7E7E7E7E7E7E7EULL /* columns b..g */
+#define CORNERS 0x8100000000000081ULL    /* a1, h1, a8, h8 */
 
 static inline int bb_count(u64 b) { return __builtin_popcountll(b); }
 

@@ -99,7 +99,6 @@ unsigned long long end_stats[65];
 #ifndef HINT_MIN_DEPTH /* on the PV, the pre-search's best move is used where it searched this deep */
 #define HINT_MIN_DEPTH 9
 #endif
-#define CORNER_MASK 0x8100000000000081ULL
 
 /* Empty squares in quadrants (the 4x4 corners of the board) holding an
  * odd number of them. The quadrants' parities come from folding the
@@ -397,7 +396,7 @@ static inline u64 c_squares(u64 b) {
 
 /* Discs of b that are stable for a cheap reason: its corners, and the edge
  * squares next to a corner it holds. */
-static inline u64 corner_anchored(u64 b) { return b & (c_squares(b) | CORNER_MASK); }
+static inline u64 corner_anchored(u64 b) { return b & (c_squares(b) | CORNERS); }
 
 /* A square's value for the mover, a tie-breaker of fastest-first: the
  * corners and the edges up, the squares next to a corner down, the X
@@ -422,7 +421,7 @@ static const int8_t SQUARE_VALUE[64] = {
  * #40-#57), and the square's value. */
 static inline int ff_score(u64 replies, u64 potential, u64 anchored, int odd_region, u64 f,
                            int sq) {
-    return -bb_count(replies) * FF_MOB_W - bb_count(replies & CORNER_MASK) * FF_CORNER_W -
+    return -bb_count(replies) * FF_MOB_W - bb_count(replies & CORNERS) * FF_CORNER_W -
            bb_count(potential) * FF_POT_W + bb_count(anchored) * FF_CORNER_STABLE_W +
            (odd_region ? FF_PARITY_W : 0) - bb_count(f) * FF_FLIPS_W +
            SQUARE_VALUE[sq] * FF_SQUARE_W;
@@ -439,7 +438,7 @@ static inline __m512i corner_anchored_x8(__m512i b) {
                         _mm512_srli_epi64(_mm512_and_si512(b, LANES(0x8000000000000080ULL)), 1)),
         _mm512_or_si512(_mm512_slli_epi64(_mm512_and_si512(b, LANES(0x0000000000000081ULL)), 8),
                         _mm512_srli_epi64(_mm512_and_si512(b, LANES(0x8100000000000000ULL)), 8)));
-    return _mm512_and_si512(b, _mm512_or_si512(next, LANES(CORNER_MASK)));
+    return _mm512_and_si512(b, _mm512_or_si512(next, LANES(CORNERS)));
 }
 
 /* Per lane: popcount(x) * w, a shift when w is a power of two (the
@@ -456,7 +455,7 @@ static inline __m512i ff_score_x8(__m512i replies, __m512i potential, __m512i an
                                   __mmask8 odd_region, __m512i flips) {
     __m512i minus = _mm512_add_epi64(
         _mm512_add_epi64(count_times(replies, FF_MOB_W),
-                         count_times(_mm512_and_si512(replies, LANES(CORNER_MASK)), FF_CORNER_W)),
+                         count_times(_mm512_and_si512(replies, LANES(CORNERS)), FF_CORNER_W)),
         _mm512_add_epi64(count_times(potential, FF_POT_W), count_times(flips, FF_FLIPS_W)));
     __m512i key = _mm512_sub_epi64(count_times(anchored, FF_CORNER_STABLE_W), minus);
     return _mm512_mask_add_epi64(key, odd_region, key, LANES(FF_PARITY_W));
@@ -475,7 +474,7 @@ static inline int ff_key(u64 P, u64 O, int sq, u64 f, u64 odd, u64 *replies) {
 
 /* The squares next to an empty corner (its C and X squares). */
 static inline u64 next_to_empty_corners(u64 empty) {
-    u64 c = empty & CORNER_MASK;
+    u64 c = empty & CORNERS;
     return c_squares(c) | ((c & 0x0000000000000001ULL) << 9) | ((c & 0x0000000000000080ULL) << 7) |
            ((c & 0x0100000000000000ULL) >> 7) | ((c & 0x8000000000000000ULL) >> 9);
 }
@@ -493,7 +492,7 @@ static int order_ab(Search *s, u64 P, u64 O, int depth, int alpha, int beta) {
         return -order_ab(s, O, P, depth, -beta, -alpha);
     }
     u64 last = moves & next_to_empty_corners(~(P | O));
-    const u64 groups[3] = {moves & CORNER_MASK, moves & ~CORNER_MASK & ~last, last};
+    const u64 groups[3] = {moves & CORNERS, moves & ~CORNERS & ~last, last};
     int best = -SCORE_INF;
     for (int g = 0; g < 3; ++g)
         for (u64 m = groups[g]; m; m &= m - 1) {

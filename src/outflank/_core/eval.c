@@ -6,7 +6,6 @@
 
 #include "eval_default.h"
 
-#define CORNERS 0x8100000000000081ULL
 #define BORDER 0xFF818181818181FFULL
 
 /* The three squares touching each corner (C, C, X) for corners a1, h1, a8, h8. */

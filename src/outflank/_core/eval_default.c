@@ -44,8 +44,6 @@
 #define HAVE_X86_DISPATCH 1
 #endif
 
-#define CORNERS 0x8100000000000081ULL
-
 const u64 EVAL_LEGACY_MASKS[EVAL_LEGACY_TYPES] = {
     0x0000000000070707ULL, /* corner 3x3: a1-c3 */
     0x00000000000042FFULL, /* edge a1-h1 with b2 and g2 */

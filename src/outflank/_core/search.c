@@ -193,8 +193,6 @@ static inline void pv_update(Search *s, int ply, int move) {
     s->pv_len[ply] = n + 1;
 }
 
-#define CORNER_MASK 0x8100000000000081ULL
-
 /* Probable cut-offs (ProbCut): at a null-window node of depth >= MPC_MIN, a
  * search of depth mpc_shallow(depth) predicts the deep score; a prediction
  * that clears the window by mpc_t / 100 standard deviations of its error
@@ -405,7 +403,7 @@ static int mid_search(Search *s, u64 P, u64 O, u64 moves, int depth, int alpha, 
         } else {
             /* 1-2 plies from the leaves: fewest opponent replies first
              * (the likeliest refutation), a corner first among equals */
-            key = -(bb_count(om) + bb_count(om & CORNER_MASK)) * 16 + (int)((CORNER_MASK >> sq) & 1);
+            key = -(bb_count(om) + bb_count(om & CORNERS)) * 16 + (int)((CORNERS >> sq) & 1);
         }
         list[n++] = (MoveItem){sq, key, f, om};
     }

@@ -10,7 +10,6 @@
 #define EDGE_H 0x8080808080808080ULL
 #define EDGE_1 0x00000000000000FFULL
 #define EDGE_8 0xFF00000000000000ULL
-#define CORNERS 0x8100000000000081ULL
 
 /* The squares of the full rows: a row is full when its byte is 0xFF. */
 static inline u64 full_rows(u64 filled) {

@@ -46,7 +46,7 @@ static int solve(u64 P, u64 O, int alpha, int beta, int passed, long *nodes) {
             u64 f = bb_flips(P, O, sq);
             u64 nO = O & ~f, nP = P | f | (1ULL << sq);
             int k = bb_count(bb_moves(nO, nP)) * 16;
-            if ((1ULL << sq) & 0x8100000000000081ULL) k -= 8;
+            if ((1ULL << sq) & CORNERS) k -= 8;
             int i = n++;
             while (i > 0 && keys[i - 1] > k) {
                 keys[i] = keys[i - 1];
