@@ -112,17 +112,15 @@ def test_parallel_searches_through_the_horizon_solve_all_score_exactly(threads: 
     solver's evaluator tag: no horizon solve below, terminal scores on
     another scale). About 1 search in 100 then scored 22 or 28, or a win
     in the midgame's scale; each thread now works under the mode of the
-    split point it joins. (Four threads on this machine's two cores share
-    them by time slices: 300 searches keep that case's run short.)"""
+    split point it joins."""
     board = Board.from_obf(THROUGH_THE_HORIZON)
     searcher = _core.Searcher(16, threads=threads, oversubscribe=True)
-    searches = 1000 if threads == 2 else 300
     scores = []
-    for _ in range(searches):
+    for _ in range(1000):
         searcher.clear()
         raw = searcher.search(board.player, board.opponent, mode=MODE_MID, depth=12)
         scores.append(raw["score"])
-    assert Counter(scores) == {1800: searches}
+    assert Counter(scores) == {1800: 1000}
 
 
 def test_a_node_limit_holds_for_all_threads_together(ffo_dir: Path) -> None:

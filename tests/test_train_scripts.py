@@ -248,8 +248,8 @@ def test_parity_apart_fits_what_alternates_with_the_empties(data_dir: Path) -> N
     an anchor per count and a stiff smoothing, the smoothing between
     neighbours (lag 1) holds odd and even phases together and cannot fit
     the swing; tied only two counts apart (lag 2, ``--parity``) each
-    parity is free (25 iterations leave it under a disc, the lag-1 fit
-    above 5)."""
+    parity is free (60 iterations bring it to about a tenth of a disc;
+    the lag-1 fit stays above 5)."""
     data = evaldata.load([data_dir])
     empties = data["empties"].astype(np.int64)
     discs = np.bitwise_count(data["player"]).astype(float) - np.bitwise_count(data["opponent"])
@@ -258,14 +258,14 @@ def test_parity_apart_fits_what_alternates_with_the_empties(data_dir: Path) -> N
     masks = evalfit.masks_of(["edge2x"])
     anchors = list(range(61))
     args = (data["player"], data["opponent"], label, games, masks, anchors)
-    kw = {"ridge": 1e-3, "smooth": 1e5, "max_iter": 25, "log": None}
+    kw = {"ridge": 1e-3, "smooth": 1e5, "max_iter": 60, "log": None}
     feats = evalfit.features(data["player"], data["opponent"], masks)
     errors = {}
     for lag in (1, 2):
         wf = evalfit.fit(*args, smooth_lag=lag, **kw).weights
         pred = evalfit.predict(np.hstack([wf.patterns, wf.numeric]), feats, empties, anchors)
         errors[lag] = float(np.sqrt(np.mean((pred - label) ** 2)))
-    assert errors[2] < 1.0 < 2.5 < errors[1], errors
+    assert errors[2] < 0.3 < 2.5 < errors[1], errors
     with pytest.raises(ValueError, match="smooth_lag"):
         evalfit.fit(*args, smooth_lag=0, **kw)
 
