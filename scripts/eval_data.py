@@ -3,6 +3,7 @@
     python scripts/eval_data.py generate DIR --shards 500 [--workers 2] [--time-limit 540]
     python scripts/eval_data.py merge DIR OUT.npz        # one columnar file + OUT.md datasheet
     python scripts/eval_data.py datasheet DIR_OR_NPZ ...
+    python scripts/eval_data.py relabel DIR NEW_DIR --depth 12 [--empties 24 40] [--shards N]
 
 ``generate`` plays and labels the shards DIR lacks (see outflank.evaldata:
 varied self-play, exact labels up to --exact empties, probable-cut endgame
@@ -10,7 +11,9 @@ searches up to --probable, midgame searches of --depth plies above), in
 --workers processes or on a Ray cluster (--backend ray). Rerun it with the
 same settings to go on where it stopped; --time-limit ends a run after that
 many seconds (the shards in progress finish), so a long job can run in
-chunks:
+chunks (``relabel`` too: it copies DIR to NEW_DIR with the positions of
+--empties searched again --depth plies deep, in --shards of its shards
+chosen at random by --seed, or all; see outflank.evalrelabel):
 
     while python scripts/eval_data.py generate DIR --shards 2000 --time-limit 540; [ $? = 3 ]
     do sleep 5; done
@@ -31,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from outflank import evaldata  # noqa: E402
+from outflank import evaldata, evalrelabel  # noqa: E402
 from outflank.errors import OutflankError  # noqa: E402
 from outflank.interrupt import EXIT_INTERRUPTED, StopSignals  # noqa: E402
 
@@ -74,6 +77,30 @@ def _generate(args: argparse.Namespace) -> int:
             )
             return EXIT_INTERRUPTED
         print(f"made {made} shards in {time.time() - start:.0f} s; {left} left")
+    return 0 if left == 0 else 3
+
+
+def _relabel(args: argparse.Namespace) -> int:
+    start = time.time()
+
+    def progress(made: int, todo: int, labels: int) -> None:
+        print(f"  shard {made}/{todo} ({labels} labels), {time.time() - start:.0f} s", flush=True)
+
+    with StopSignals() as stop:
+        made, left = evalrelabel.relabel(
+            args.source, args.target, depth=args.depth, selective=args.selective,
+            empties=tuple(args.empties), shards=args.shards, seed=args.seed,
+            workers=args.workers, time_limit=args.time_limit,
+            progress=None if args.quiet else progress, stop=stop,
+        )  # fmt: skip
+        if stop.requested and left:
+            print(
+                f"interrupted: relabelled {made} shards in {time.time() - start:.0f} s, "
+                f"{left} left; run the same command to go on",
+                file=sys.stderr,
+            )
+            return EXIT_INTERRUPTED
+        print(f"relabelled {made} shards in {time.time() - start:.0f} s; {left} left")
     return 0 if left == 0 else 3
 
 
@@ -133,6 +160,21 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--time-limit", type=float, default=None, help="seconds; then stop starting")
     g.add_argument("--quiet", action="store_true")
     g.set_defaults(run=_generate)
+    r = sub.add_parser("relabel", help="copy a folder with deeper labels in a range of empties")
+    r.add_argument("source", type=Path)
+    r.add_argument("target", type=Path)
+    r.add_argument("--depth", type=int, required=True, help="plies of the new labels' searches")
+    r.add_argument("--selective", type=float, default=1.0,
+                   help="their probable cut-offs (standard deviations)")  # fmt: skip
+    r.add_argument("--empties", type=int, nargs=2, default=[24, 40], metavar=("LOW", "HIGH"),
+                   help="relabel the positions with this many empties")  # fmt: skip
+    r.add_argument("--shards", type=int, default=None,
+                   help="relabel this many shards, chosen by --seed (default: all)")  # fmt: skip
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--workers", type=int, default=2)
+    r.add_argument("--time-limit", type=float, default=None, help="seconds; then stop starting")
+    r.add_argument("--quiet", action="store_true")
+    r.set_defaults(run=_relabel)
     m = sub.add_parser("merge", help="join a folder's shards into one .npz and a datasheet")
     m.add_argument("folder", type=Path)
     m.add_argument("target", type=Path)
