@@ -30,28 +30,24 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from outflank import _core
 from outflank.errors import OutflankError
-from outflank.evaldata import COLUMNS, CONFIG_FILE, MODE_MID, SEARCH, TT_MB, centidiscs
+from outflank.evaldata import (
+    COLUMNS,
+    CONFIG_FILE,
+    MODE_MID,
+    SEARCH,
+    _searcher,  # the worker process's one search table
+    centidiscs,
+)
 from outflank.interrupt import Stop, WorkerPool
 
 __all__ = ["RECORD_FILE", "relabel", "relabel_shard"]
 
 #: The file in a relabelled folder that records how it was made.
 RECORD_FILE = "relabel.json"
-
-_SEARCHER: Any = None
-
-
-def _searcher() -> Any:
-    global _SEARCHER
-    if _SEARCHER is None:
-        _SEARCHER = _core.Searcher(TT_MB)
-    return _SEARCHER
 
 
 def _shards(folder: Path) -> list[Path]:
