@@ -69,14 +69,17 @@ def _generate(args: argparse.Namespace) -> int:
             time_limit=args.time_limit, progress=None if args.quiet else progress, stop=stop,
         )  # fmt: skip
         left = args.shards - len(evaldata.done_shards(args.folder) & set(range(args.shards)))
-        if stop.requested and left:
-            print(
-                f"interrupted: made {made} shards in {time.time() - start:.0f} s, {left} left;"
-                " run the same command to go on",
-                file=sys.stderr,
-            )
-            return EXIT_INTERRUPTED
-        print(f"made {made} shards in {time.time() - start:.0f} s; {left} left")
+        return _ending(stop, f"made {made} shards in {time.time() - start:.0f} s", left)
+
+
+def _ending(stop: StopSignals, done: str, left: int) -> int:
+    """Say how a resumable run ended (``done``: what it did); its exit code:
+    0 when nothing is left, 3 when a time limit left work, 130 when a stop
+    request did."""
+    if stop.requested and left:
+        print(f"interrupted: {done}, {left} left; run the same command to go on", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    print(f"{done}; {left} left")
     return 0 if left == 0 else 3
 
 
@@ -93,15 +96,7 @@ def _relabel(args: argparse.Namespace) -> int:
             workers=args.workers, time_limit=args.time_limit,
             progress=None if args.quiet else progress, stop=stop,
         )  # fmt: skip
-        if stop.requested and left:
-            print(
-                f"interrupted: relabelled {made} shards in {time.time() - start:.0f} s, "
-                f"{left} left; run the same command to go on",
-                file=sys.stderr,
-            )
-            return EXIT_INTERRUPTED
-        print(f"relabelled {made} shards in {time.time() - start:.0f} s; {left} left")
-    return 0 if left == 0 else 3
+        return _ending(stop, f"relabelled {made} shards in {time.time() - start:.0f} s", left)
 
 
 def _merge(args: argparse.Namespace) -> int:

@@ -68,6 +68,9 @@ __all__ = [
     "load",
     "make_shard",
     "merge",
+    "remove_half_written",
+    "shard_files",
+    "write_shard_file",
 ]
 
 EXACT, PROBABLE, SEARCH = 0, 1, 2
@@ -274,14 +277,28 @@ def _shard_path(folder: Path, index: int) -> Path:
     return folder / f"shard-{index:06d}.npz"
 
 
-def _save_shard(folder: Path, index: int, shard: dict[str, Any]) -> None:
-    """Write a shard atomically: a reader never sees half a file."""
-    target = _shard_path(folder, index)
+def shard_files(folder: Path) -> list[Path]:
+    """A folder's shard files in index order (not the half-written ones)."""
+    return sorted(folder.glob("shard-*[0-9].npz"))
+
+
+def write_shard_file(target: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write a shard file atomically: a reader never sees half a file."""
     tmp = target.with_suffix(".tmp.npz")
-    arrays = {name: shard[name] for name in COLUMNS}
-    arrays["seconds"] = np.array(json.dumps(shard["seconds"]))
     np.savez_compressed(tmp, **arrays)
     os.replace(tmp, target)
+
+
+def remove_half_written(folder: Path) -> None:
+    """Delete the temporary files of a run killed while writing a shard."""
+    for stale in folder.glob("*.tmp.npz"):
+        stale.unlink()
+
+
+def _save_shard(folder: Path, index: int, shard: dict[str, Any]) -> None:
+    arrays = {name: shard[name] for name in COLUMNS}
+    arrays["seconds"] = np.array(json.dumps(shard["seconds"]))
+    write_shard_file(_shard_path(folder, index), arrays)
 
 
 def _config_for(folder: Path, cfg: DataConfig) -> None:
@@ -335,8 +352,7 @@ def generate(
         raise OutflankError(f"unknown backend {backend!r} (local or ray)")
     folder.mkdir(parents=True, exist_ok=True)
     _config_for(folder, cfg)
-    for stale in folder.glob("*.tmp.npz"):  # a run killed while writing
-        stale.unlink()
+    remove_half_written(folder)
     todo = [i for i in range(shards) if i not in done_shards(folder)]
     deadline = None if time_limit is None else time.monotonic() + time_limit
     config = asdict(cfg)
@@ -411,7 +427,7 @@ def load(paths: Iterable[Path]) -> dict[str, np.ndarray]:
     for path in paths:
         path = Path(path)
         if path.is_dir():
-            files += sorted(path.glob("shard-*[0-9].npz"))
+            files += shard_files(path)
         elif path.is_file():
             files.append(path)
         else:
@@ -465,7 +481,7 @@ def game_values(data: dict[str, np.ndarray]) -> np.ndarray:
 def shard_seconds(folder: Path) -> dict[str, float]:
     """CPU seconds spent per label kind (and on play) over a folder's shards."""
     total: dict[str, float] = {}
-    for path in sorted(folder.glob("shard-*[0-9].npz")):
+    for path in shard_files(folder):
         with np.load(path) as data:
             for k, v in json.loads(str(data["seconds"])).items():
                 total[k] = total.get(k, 0.0) + v

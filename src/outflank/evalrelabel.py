@@ -41,6 +41,9 @@ from outflank.evaldata import (
     SEARCH,
     _searcher,  # the worker process's one search table
     centidiscs,
+    remove_half_written,
+    shard_files,
+    write_shard_file,
 )
 from outflank.interrupt import Stop, WorkerPool
 
@@ -48,17 +51,6 @@ __all__ = ["RECORD_FILE", "relabel", "relabel_shard"]
 
 #: The file in a relabelled folder that records how it was made.
 RECORD_FILE = "relabel.json"
-
-
-def _shards(folder: Path) -> list[Path]:
-    return sorted(folder.glob("shard-*[0-9].npz"))
-
-
-def _write(target: Path, arrays: dict[str, np.ndarray]) -> None:
-    """Write a shard atomically: a reader never sees half a file."""
-    tmp = target.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, **arrays)
-    os.replace(tmp, target)
 
 
 def relabel_shard(
@@ -90,7 +82,7 @@ def relabel_shard(
             kind[i], made_depth[i], move[i] = SEARCH, depth, r["move"]
             count += 1
     arrays.update(label=label, kind=kind, depth=made_depth, move=move)
-    _write(target, arrays)
+    write_shard_file(target, arrays)
     return count
 
 
@@ -152,14 +144,13 @@ def relabel(
         raise OutflankError("need workers >= 1 and shards >= 0")
     if source.resolve() == target.resolve():
         raise OutflankError("the target must be another folder than the source")
-    found = _shards(source) if source.is_dir() else []
+    found = shard_files(source) if source.is_dir() else []
     if not found:
         raise OutflankError(f"{source}: no shard folder of scripts/eval_data.py")
     settings = _settings(source, depth, selective, (low, high))
     done = _record(target, settings)
     target.mkdir(parents=True, exist_ok=True)
-    for stale in target.glob("*.tmp.npz"):  # a run killed while writing
-        stale.unlink()
+    remove_half_written(target)
     if (source / CONFIG_FILE).exists():
         shutil.copyfile(source / CONFIG_FILE, target / CONFIG_FILE)
     order = [path.name for path in found]
