@@ -18,7 +18,9 @@ engine computes them.
 joined by "+", e.g. legacy+edge2c. --tables adds count tables (a weight
 per value of each side's legal moves and potential mobility). --balance S
 weighs each position by 1 / (1 + (label / S)^2) in the fit and in the
-validation error (the packaged weights: S = 5; docs/evaluation.md).
+validation error (the packaged weights: S = 5; docs/evaluation.md);
+--balance-by prior takes the --prior weights' score of the position instead
+of its label (a weight that depends on the label pulls the fit towards 0).
 --parity gives every empties count its own anchor and ties each only to
 the counts two away, so that the phases of odd and even empties (who
 moves last) are fitted apart, as NTest's and Edax's weight sets are.
@@ -153,6 +155,10 @@ def main(argv: list[str] | None = None) -> int:
         "an even game count most (0: all alike)",
     )  # fmt: skip
     ap.add_argument(
+        "--balance-by", choices=("label", "prior"), default="label",
+        help="what --balance weighs by: the label, or the --prior weights' score",
+    )  # fmt: skip
+    ap.add_argument(
         "--outcome", type=float, default=0.0, metavar="W",
         help="blend search labels with their game's exact value: (1 - W) * label + W * value",
     )  # fmt: skip
@@ -196,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
             raise OutflankError("--outcome must be in 0..1")
         if not 0 <= args.label_min <= 60:
             raise OutflankError("--label-min must be in 0..60")
+        if args.balance_by == "prior" and (args.prior is None or not args.balance):
+            raise OutflankError("--balance-by prior needs --prior and --balance")
         if args.keep_above is not None and args.prior is None:
             raise OutflankError("--keep-above needs --prior")
         if args.keep_below is not None and args.prior is None:
@@ -225,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         data["player"], data["opponent"], data["label"] / 100, data["game"], masks, anchors,
         ridge=args.ridge, smooth=args.smooth, max_iter=args.max_iter, patience=args.patience,
         prior=prior, keep_above=args.keep_above, keep_below=args.keep_below, tables=args.tables,
-        balance=args.balance, smooth_lag=2 if args.parity else 1,
+        balance=args.balance, balance_by=args.balance_by, smooth_lag=2 if args.parity else 1,
     )  # fmt: skip
     print(
         f"fit: {result.iterations} iterations (best {result.best_iteration}), "

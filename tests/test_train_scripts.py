@@ -156,6 +156,7 @@ def test_kept_anchors_keep_the_prior_exactly(
         (["--ridge", "-1"], "--ridge"),
         (["--balance", "-2"], "--balance"),
         (["--balance", "inf"], "--balance"),
+        (["--balance", "5", "--balance-by", "prior"], "--balance-by prior needs --prior"),
         (["--out", "/no/such/folder/w.bin.gz"], "no folder"),
         (["--baseline", "README.md"], "not an evaluator weight file"),
     ],
@@ -240,6 +241,33 @@ def test_a_balanced_fit_fits_the_even_positions_better(data_dir: Path) -> None:
         errors[name] = (err.mean(), np.average(err, weights=w))
     assert errors["balanced"][1] < errors["plain"][1]
     assert errors["plain"][0] < errors["balanced"][0]
+
+
+def test_balancing_by_the_prior_does_not_shrink_the_values(data_dir: Path) -> None:
+    """Labels that are the prior's own scores plus noise: weighing each
+    position by its label favours the ones whose noise pulled them towards
+    zero, so that fit's values shrink (their slope on the prior's < 0.9);
+    weighing it by the prior's score keeps the slope near 1."""
+    data = evaldata.load([data_dir])
+    packaged = evalmodel.read(ROOT / "src" / "outflank" / "data" / "eval.bin.gz")
+    masks = evalfit.masks_of(["diag4", "diag5"])  # few weights: the fit cannot chase the noise
+    anchors = [0, 20, 40, 60]
+    feats = evalfit.features(data["player"], data["opponent"], masks)
+    empties = data["empties"].astype(np.int64)
+    start = evalfit.prior_weights(packaged, masks, anchors)
+    prior_score = evalfit.predict(start, feats, empties, anchors)
+    noise = np.random.default_rng(5).normal(0.0, 6.0, len(prior_score))
+    games = data["game"] * 20 + 2  # all training: no validation, no early stop
+    args = (data["player"], data["opponent"], prior_score + noise, games, masks, anchors)
+    kw = {"ridge": 1.0, "smooth": 1e-3, "max_iter": 100, "prior": packaged, "log": None}
+    slopes = {}
+    for by in ("label", "prior"):
+        wf = evalfit.fit(*args, balance=3.0, balance_by=by, **kw).weights
+        pred = evalfit.predict(np.hstack([wf.patterns, wf.numeric]), feats, empties, anchors)
+        slopes[by] = np.polyfit(prior_score, pred, 1)[0]
+    assert slopes["label"] < 0.85 and abs(slopes["prior"] - 1) < 0.05, slopes
+    with pytest.raises(ValueError, match="prior"):
+        evalfit.fit(*args[:-2], masks, anchors, balance=3.0, balance_by="prior", log=None)
 
 
 def test_parity_apart_fits_what_alternates_with_the_empties(data_dir: Path) -> None:

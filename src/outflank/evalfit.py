@@ -282,6 +282,7 @@ def fit(
     keep_below: int | None = None,
     tables: bool = False,
     balance: float = 0.0,
+    balance_by: str = "label",
     smooth_lag: int = 1,
     log: Callable[[str], None] | None = print,
 ) -> FitResult:
@@ -297,7 +298,11 @@ def fit(
     tables (each side's legal moves and potential mobility), whose weights
     start at the prior's if it has them, else at 0. ``balance`` (discs, 0:
     off) weighs each position by :func:`balance_weights`, in the fit and in
-    the validation error that stops it. ``smooth_lag``: the smoothing
+    the validation error that stops it, of its label (``balance_by="label"``)
+    or of the prior's score of it (``"prior"``, needs ``prior``): a weight
+    that depends on the label favours positions whose labels happen to be
+    near zero, which pulls the fitted values towards zero; the prior's
+    score is a function of the position alone and does not. ``smooth_lag``: the smoothing
     ties each anchor to the anchors that many places away (2 with an
     anchor per empties count: each parity's phases are tied among
     themselves and fitted apart from the other's)."""
@@ -306,6 +311,10 @@ def fit(
 
     if smooth_lag < 1:
         raise ValueError("smooth_lag must be 1 or more")
+    if balance_by not in ("label", "prior"):
+        raise ValueError("balance_by must be 'label' or 'prior'")
+    if balance_by == "prior" and prior is None:
+        raise ValueError("balance_by='prior' needs prior weights")
     start = time.time()
     say = log or (lambda _msg: None)
     masks, anchors = list(masks), list(anchors)
@@ -316,7 +325,11 @@ def fit(
     parts = split(game)
     feats = features(player, opponent, masks, tables)
     y = label.astype(np.float64)
-    row_w = balance_weights(y, balance)
+    if balance and balance_by == "prior":
+        start_w = prior_weights(prior, masks, anchors, tables)
+        row_w = balance_weights(predict(start_w, feats, empties, anchors), balance)
+    else:
+        row_w = balance_weights(y, balance)
     root_w = np.sqrt(row_w[parts.train])
     X = diags(root_w) @ design(feats[parts.train], empties[parts.train], anchors, n_pat)
     Xt = X.T.tocsr()
