@@ -302,8 +302,8 @@ def fit(
     or of the prior's score of it (``"prior"``, needs ``prior``): a weight
     that depends on the label favours positions whose labels happen to be
     near zero, which pulls the fitted values towards zero; the prior's
-    score is a function of the position alone and does not. ``smooth_lag``: the smoothing
-    ties each anchor to the anchors that many places away (2 with an
+    score depends on the position alone and does not. ``smooth_lag``: the
+    smoothing ties each anchor to the anchors that many places away (2 with an
     anchor per empties count: each parity's phases are tied among
     themselves and fitted apart from the other's)."""
     from scipy.sparse import diags
@@ -325,8 +325,8 @@ def fit(
     parts = split(game)
     feats = features(player, opponent, masks, tables)
     y = label.astype(np.float64)
+    start_w = prior_weights(prior, masks, anchors, tables) if prior else None
     if balance and balance_by == "prior":
-        start_w = prior_weights(prior, masks, anchors, tables)
         row_w = balance_weights(predict(start_w, feats, empties, anchors), balance)
     else:
         row_w = balance_weights(y, balance)
@@ -369,7 +369,7 @@ def fit(
         (n, n), matvec=lambda v: Xt @ (X @ v) + ridge_v * v + smooth * smooth_op(v), dtype=float
     )
     M = LinearOperator((n, n), matvec=lambda v: v / diag, dtype=float)
-    w0 = prior_weights(prior, masks, anchors, tables).ravel() if prior else np.zeros(n)
+    w0 = start_w.ravel() if start_w is not None else np.zeros(n)
     fv, ev, yv, wv = feats[parts.valid], empties[parts.valid], y[parts.valid], row_w[parts.valid]
 
     def valid_error(v: np.ndarray) -> float:
