@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import random
 import signal
@@ -45,6 +46,14 @@ def resident_kib() -> int:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+def bench_module(name: str) -> Any:
+    """``bench/NAME.py`` imported as a module (bench/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def data_path(*parts: str) -> Path:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -11,6 +10,7 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
+from conftest import bench_module  # noqa: E402
 from outflank import Board, _core, evaldata, evalmodel  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,10 +18,7 @@ WEIGHTS = ROOT / "src" / "outflank" / "data" / "eval.bin.gz"
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("eval_check", ROOT / "bench" / "eval_check.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("eval_check")
 
 
 @pytest.fixture(scope="module")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from conftest import bench_module
 from outflank import _core
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,10 +16,7 @@ WEIGHTS = ROOT / "src" / "outflank" / "data" / "eval.bin.gz"
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("move_loss", ROOT / "bench" / "move_loss.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("move_loss")
 
 
 def test_paired_differences() -> None:
