@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +36,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import numpy as np  # noqa: E402
 
-from outflank import Board, _core, evaldata, evalfit, evalmodel  # noqa: E402
+from outflank import Board, evaldata, evalfit, evalmodel  # noqa: E402
 from outflank.engine import Engine  # noqa: E402
 from outflank.errors import OutflankError  # noqa: E402
 
@@ -69,33 +68,21 @@ def sample(
     return data["player"][rows], data["opponent"][rows], data["label"][rows] / 100
 
 
-def static_values(player: np.ndarray, opponent: np.ndarray, slot: int) -> np.ndarray:
-    """The slot's evaluation of each position, in discs, the mover's view."""
-    raw = _core.eval_scores(player.tobytes(), opponent.tobytes(), slot)
-    return np.frombuffer(raw, dtype=np.int32) / 100
-
-
-def nodes_to_depth(
-    player: np.ndarray, opponent: np.ndarray, depth: int, selective: float
-) -> tuple[int, float]:
-    """Nodes and seconds of the active weights' searches to ``depth``."""
+def nodes_to_depth(player: np.ndarray, opponent: np.ndarray, depth: int, selective: float) -> int:
+    """Nodes of the active weights' searches to ``depth``, each from a cleared table."""
     engine = Engine(depth=depth, selective=selective, endgame=0, threads=1, tt_mb=64)
-    nodes, start = 0, time.perf_counter()
+    nodes = 0
     for p, o in zip(player.tolist(), opponent.tolist(), strict=True):
         engine.clear()
         nodes += engine.search(Board(p, o)).nodes  # the mover as black
-    return nodes, time.perf_counter() - start
+    return nodes
 
 
 def check(args: argparse.Namespace) -> str:
     """The table (markdown) for the packaged weights and each --weights file."""
-    if len(args.weights) > 3:
-        raise OutflankError("at most 3 --weights files")
     player, opponent, label = sample(args.data, tuple(args.empties), args.count, args.all_games)
     slots = {PACKAGED: 0}
     for slot, (name, file) in enumerate(args.weights, 1):
-        if name in slots:
-            raise OutflankError(f"--weights {name!r} given twice")
         evalmodel.load_into(file, slot)
         slots[name] = slot
     deep = f"nodes to depth {args.depth}, {min(args.nodes, len(label))} positions"
@@ -110,7 +97,7 @@ def check(args: argparse.Namespace) -> str:
     first = None
     try:
         for name, slot in slots.items():
-            value = static_values(player, opponent, slot)
+            value = evalmodel.scores(player, opponent, slot)
             cells = [
                 f"{value.std():.2f}",
                 f"{np.polyfit(label, value, 1)[0]:.3f}",
@@ -119,7 +106,7 @@ def check(args: argparse.Namespace) -> str:
             ]
             if args.nodes:
                 evalmodel.use(slot)
-                n, _ = nodes_to_depth(
+                n = nodes_to_depth(
                     player[: args.nodes], opponent[: args.nodes], args.depth, args.selective
                 )
                 first = first or n
@@ -147,6 +134,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--selective", type=float, default=0.8, help="probable cut-offs (s.d.)")
     ap.add_argument("--all-games", action="store_true", help="not only the test games")
     args = ap.parse_args(argv)
+    names = [name for name, _ in args.weights]
+    if len(names) > 3 or len(set(names)) < len(names):
+        raise OutflankError("at most 3 --weights files, each with a name of its own")
     if not 0 <= args.empties[0] <= args.empties[1] <= 60:
         raise OutflankError("--empties wants 0 <= LOW <= HIGH <= 60")
     if args.count < 2 or args.nodes < 0 or not 1 <= args.depth <= 30:

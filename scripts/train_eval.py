@@ -77,12 +77,6 @@ def pattern_set(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def scores(player: np.ndarray, opponent: np.ndarray, slot: int) -> np.ndarray:
-    """The core's evaluation (discs) of many positions by the model in slot."""
-    raw = _core.eval_scores(player.tobytes(), opponent.tobytes(), slot)
-    return np.frombuffer(raw, dtype=np.int32) / 100
-
-
 def error_table(
     empties: np.ndarray, label: np.ndarray, preds: dict[str, np.ndarray], balance: float = 0.0
 ) -> str:
@@ -245,10 +239,10 @@ def main(argv: list[str] | None = None) -> int:
     empties = 64 - np.bitwise_count(p | o).astype(np.int64)
     label = data["label"][test] / 100
     _core.eval_load(result.weights.to_bytes(), 1)
-    preds = {"new": scores(p, o, 1)}
+    preds = {"new": evalmodel.scores(p, o, 1)}
     if base is not None:
         _core.eval_load(base.to_bytes(), 2)
-        preds["baseline"] = scores(p, o, 2)
+        preds["baseline"] = evalmodel.scores(p, o, 2)
     table = error_table(empties, label, preds, args.balance)
     print("test positions (never fitted), error in discs against the labels:")
     print(table)

@@ -11,7 +11,7 @@ import pytest
 np = pytest.importorskip("numpy")
 
 from conftest import bench_module  # noqa: E402
-from outflank import Board, _core, evaldata, evalmodel  # noqa: E402
+from outflank import Board, evaldata, evalmodel  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 WEIGHTS = ROOT / "src" / "outflank" / "data" / "eval.bin.gz"
@@ -36,7 +36,7 @@ def data_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
             boards.append(board)
     player = np.array([b.player for b in boards], dtype=np.uint64)
     opponent = np.array([b.opponent for b in boards], dtype=np.uint64)
-    value = np.frombuffer(_core.eval_scores(player.tobytes(), opponent.tobytes(), 0), np.int32)
+    value = np.round(evalmodel.scores(player, opponent) * 100)
     noise = np.random.default_rng(3).normal(0, 300, len(boards))
     n = len(boards)
     columns = {
@@ -95,6 +95,7 @@ def test_a_narrower_file_spreads_less_ranks_alike_and_cuts_less(
         (["--empties", "40", "30"], "--empties"),
         (["--count", "1"], "--count"),
         (["--weights", "a=/no/such/file"], "/no/such/file"),
+        ([*["--weights", f"a={WEIGHTS}"] * 2], "a name of its own"),
     ],
 )
 def test_bad_input_ends_in_one_clear_line_and_exit_2(

@@ -577,3 +577,17 @@ def test_every_pattern_reader_gives_the_same_scores(variable: str) -> None:
         outputs.append(proc.stdout.split())
     assert outputs[0] == outputs[1]
     assert outputs[0] == [str(_core.eval_default(p, o)) for p, o in positions]
+
+
+def test_evalmodel_scores_is_the_evaluation_of_each_position() -> None:
+    """The batch evaluation of a slot (numpy arrays in, discs out) gives
+    each position's own ``eval_default`` score, in discs."""
+    np = pytest.importorskip("numpy")
+    from conftest import random_position
+    from outflank import evalmodel
+
+    boards = [random_position(seed, 20 + seed % 30) for seed in range(40)]
+    player = np.array([b.player for b in boards], dtype=np.uint64)
+    opponent = np.array([b.opponent for b in boards], dtype=np.uint64)
+    one_by_one = [_core.eval_default(b.player, b.opponent) / 100 for b in boards]
+    assert evalmodel.scores(player, opponent).tolist() == one_by_one

@@ -14,7 +14,8 @@ model has count tables (version 3: it has none).
 The core holds up to four models at once (slots 0-3); the engine's
 ``default`` evaluator scores with the active one (slot 0, loaded at
 import). :func:`load_into` and :func:`use` let a benchmark compare two
-weight files in one process.
+weight files in one process; :func:`scores` evaluates many positions with
+any loaded slot.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ __all__ = [
     "WeightFile",
     "load_into",
     "read",
+    "scores",
     "use",
     "write",
 ]
@@ -144,6 +146,13 @@ def load_into(path: Path, slot: int) -> None:
         _core.eval_load(blob, slot)
     except ValueError as exc:
         raise OutflankError(f"{path}: {exc}") from None
+
+
+def scores(player: np.ndarray, opponent: np.ndarray, slot: int = 0) -> np.ndarray:
+    """The evaluation (discs, the mover's view) of many positions (uint64
+    arrays of the mover's and the opponent's discs) by the model in ``slot``."""
+    raw = _core.eval_scores(player.tobytes(), opponent.tobytes(), slot)
+    return np.frombuffer(raw, dtype=np.int32) / 100
 
 
 def use(slot: int) -> None:
