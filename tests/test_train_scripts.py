@@ -114,6 +114,37 @@ def test_a_prior_and_a_dry_run(data_dir: Path, tmp_path: Path) -> None:
     assert "start: validation RMSE" in proc.stdout and not out.exists()
 
 
+def test_scaled_multiplies_only_the_anchors_in_its_range() -> None:
+    packaged = evalmodel.read(ROOT / "src" / "outflank" / "data" / "eval.bin.gz")
+    scaled = packaged.scaled(1.5, 20, 40)
+    inside = (np.array(packaged.anchors) >= 20) & (np.array(packaged.anchors) <= 40)
+    assert inside.any() and (~inside).any()
+    assert np.array_equal(scaled.patterns[inside], packaged.patterns[inside] * 1.5)
+    assert np.array_equal(scaled.numeric[inside], packaged.numeric[inside] * 1.5)
+    assert np.array_equal(scaled.patterns[~inside], packaged.patterns[~inside])
+    assert np.array_equal(scaled.numeric[~inside], packaged.numeric[~inside])
+    assert np.array_equal(
+        packaged.patterns,
+        evalmodel.read(ROOT / "src" / "outflank" / "data" / "eval.bin.gz").patterns,
+    )  # not changed in place
+
+
+def test_scale_on_the_command_line_scales_the_fitted_anchors(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    packaged = ROOT / "src" / "outflank" / "data" / "eval.bin.gz"
+    common = ["--prior", str(packaged), "--keep-below", "20", "--max-iter", "3"]
+    plain, scaled = tmp_path / "plain.bin.gz", tmp_path / "scaled.bin.gz"
+    for out, extra in ((plain, []), (scaled, ["--scale", "2"])):
+        proc = _run(str(data_dir), *common, *extra, "--out", str(out))
+        assert proc.returncode == 0, proc.stderr
+    a, b = evalmodel.read(plain), evalmodel.read(scaled)
+    fitted = np.array(a.anchors) >= 20
+    assert np.array_equal(b.patterns[~fitted], a.patterns[~fitted])  # the kept endgame
+    assert np.allclose(b.patterns[fitted], 2 * a.patterns[fitted], atol=0.016)
+    assert np.allclose(b.numeric[fitted], 2 * a.numeric[fitted], atol=0.016)
+
+
 @pytest.mark.parametrize(
     ("keep", "kept_at"),
     [
@@ -157,6 +188,8 @@ def test_kept_anchors_keep_the_prior_exactly(
         (["--balance", "-2"], "--balance"),
         (["--balance", "inf"], "--balance"),
         (["--balance", "5", "--balance-by", "prior"], "--balance-by prior needs --prior"),
+        (["--scale", "0"], "--scale must be a number above 0"),
+        (["--scale", "nan"], "--scale must be a number above 0"),
         (["--out", "/no/such/folder/w.bin.gz"], "no folder"),
         (["--baseline", "README.md"], "not an evaluator weight file"),
     ],

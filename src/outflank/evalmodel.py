@@ -21,7 +21,7 @@ any loaded slot.
 from __future__ import annotations
 
 import gzip
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -70,6 +70,16 @@ class WeightFile:
     patterns: np.ndarray  # [anchors, pattern weights (then the count tables')]
     numeric: np.ndarray  # [anchors, len(NUMERIC) + 1]: numeric weights, then the constant
     tables: bool = False  # the model has count tables (their weights end each patterns row)
+
+    def scaled(self, factor: float, low: int = 0, high: int = 60) -> WeightFile:
+        """These weights with every anchor of ``low`` to ``high`` empties
+        multiplied by ``factor`` (its values, and so their spread, times it)."""
+        anchors = np.array(self.anchors)
+        rows = (anchors >= low) & (anchors <= high)
+        patterns, numeric = self.patterns.copy(), self.numeric.copy()
+        patterns[rows] *= factor
+        numeric[rows] *= factor
+        return replace(self, patterns=patterns, numeric=numeric)
 
     def to_bytes(self) -> bytes:
         """The uncompressed file (version 3, or 4 with count tables),
