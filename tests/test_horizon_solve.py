@@ -35,6 +35,8 @@ def test_the_settings_by_name(defaults: dict[str, int]) -> None:
         "end_stages": 5,
         "par_spin": 100,
         "inc_eval": 1,
+        "time_unstable": 60,
+        "time_stable": 25,
     }
     assert _core.tune("mid_solve", 0)["mid_solve"] == 0
     assert _core.tune()["mid_solve"] == 0

@@ -133,7 +133,7 @@ PRESETS: Final[dict[str, dict[str, Any]]] = {
         "time": 1.0,
         "endgame": 18,
         "selective": 0.8,
-        "solve_time": 4.0,
+        "solve_time": 3.25,
         "wld": 22,
     },
 }
@@ -212,7 +212,7 @@ class Engine:
     that prediction's error (probable cut-offs); 0, the default, searches
     every node to full depth. ``solve_time=k`` lets an exact solve take
     up to k times the engine's own ``time`` (1, the default: the same
-    time); the ``default`` preset gives it 4, for an exact endgame decides
+    time); the ``default`` preset gives it 3.25, for an exact endgame decides
     more than any midgame move (docs/engine.md, "Limits"). ``wld=N``
     (0, the default: off) first decides win, draw or loss where the
     position has more than ``endgame`` and at most N empties, within that

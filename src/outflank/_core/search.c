@@ -19,6 +19,8 @@ u64 NEIGHBOURS[64];
 
 Tuning tuning = {
     .time_soft = 40,
+    .time_unstable = 60,
+    .time_stable = 25,
     .mid_solve = 8,
     .end_stages = 5,
     .inc_eval = 1,
@@ -26,12 +28,12 @@ Tuning tuning = {
 
 int (*mid_horizon_solver)(Search *s, u64 P, u64 O, int alpha, int beta, int ply);
 
-const char *const TUNING_NAMES[] = {"time_soft", "mid_solve",  "end_stages",
-                                    "par_spin",  "inc_eval", NULL};
+const char *const TUNING_NAMES[] = {"time_soft", "mid_solve",     "end_stages", "par_spin",
+                                    "inc_eval",  "time_unstable", "time_stable", NULL};
 
 static int *tuning_field(const char *name) {
-    int *fields[] = {&tuning.time_soft, &tuning.mid_solve, &tuning.end_stages, &par_spin_us,
-                     &tuning.inc_eval};
+    int *fields[] = {&tuning.time_soft, &tuning.mid_solve,     &tuning.end_stages, &par_spin_us,
+                     &tuning.inc_eval,  &tuning.time_unstable, &tuning.time_stable};
     for (int i = 0; TUNING_NAMES[i]; ++i)
         if (strcmp(TUNING_NAMES[i], name) == 0) return fields[i];
     return NULL;

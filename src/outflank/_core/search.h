@@ -196,6 +196,12 @@ typedef struct {
     /* iterative deepening under a time limit: no new iteration once
      * time_soft % of the budget is used (the next would not finish) */
     int time_soft;
+    /* that share in % more when the last iteration changed the best move
+     * (time_unstable), and in % less when the best move has stayed the same
+     * for the last two iterations (time_stable): time goes to the moves
+     * whose choice is still in doubt (docs/engine.md, "Limits") */
+    int time_unstable;
+    int time_stable;
     /* the midgame search solves positions with at most mid_solve empties
      * exactly (mid_horizon_solver; 0: never). 8 lost 0.40 disc a move on
      * 160 positions of 21-24 empties at 0.1 s a move where 0 lost 0.71

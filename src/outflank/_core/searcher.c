@@ -270,6 +270,17 @@ static int adopt_better_move(RootMove *moves, const RootMove *work, int n, int *
 static const int SELECTIVITY_STAGES[] = {150, 200, 260, 330, 0};
 #define N_SELECTIVITY_STAGES ((int)(sizeof SELECTIVITY_STAGES / sizeof SELECTIVITY_STAGES[0]))
 
+/* The share of a timed search's budget after which iterative deepening
+ * starts no new iteration: tuning.time_soft %, more after an iteration that
+ * changed the best move, less once it has stayed for two (from depth 4:
+ * the first iterations' moves change by chance). */
+static double soft_share(int same_best, int depth) {
+    int pct = tuning.time_soft;
+    if (depth >= 4 && same_best == 0) pct += pct * tuning.time_unstable / 100;
+    if (depth >= 4 && same_best >= 2) pct -= pct * tuning.time_stable / 100;
+    return 0.01 * pct;
+}
+
 static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"player", "opponent", "mode", "depth", "time",
                              "nodes", "callback", "analyze", "selective", NULL};
@@ -322,6 +333,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
         s->mpc_t = s->ev.kind == EVAL_DEFAULT ? selective : 0;
         s->fresh_cuts = analyze;
         int base_t = s->mpc_t, stage = 0;
+        int best_before = -1, same_best = 0; /* iterations in a row with the same best move */
         for (int d = 1; d <= depth; ++d) {
             memcpy(work, moves, sizeof(RootMove) * (size_t)n);
             int v;
@@ -337,6 +349,8 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
                 break;
             }
             memcpy(moves, work, sizeof(RootMove) * (size_t)n);
+            same_best = moves[0].square == best_before ? same_best + 1 : 0;
+            best_before = moves[0].square;
             score = v;
             done_depth = d < empties ? d : empties; /* a selectivity stage: the end */
             pv_len = s->pv_len[0];
@@ -364,7 +378,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
                     break;
                 s->mpc_t = base_t * SELECTIVITY_STAGES[stage++] / 100;
             }
-            if (s->deadline && elapsed > 0.01 * tuning.time_soft * time_limit)
+            if (s->deadline && elapsed > soft_share(same_best, d) * time_limit)
                 break; /* the next one would not finish */
             if (search_stop_requested(s)) {
                 aborted = 1;
