@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from outflank import Board
+from outflank import Board, _core
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -68,6 +68,16 @@ def data_path(*parts: str) -> Path:
 @pytest.fixture
 def ffo_dir() -> Path:
     return data_path("ffo")
+
+
+@pytest.fixture
+def search_settings() -> Iterator[dict[str, int]]:
+    """The core's search settings (``_core.tune``) as the core starts,
+    restored after the test that changes them."""
+    before = _core.tune()
+    yield before
+    for name, value in before.items():
+        _core.tune(name, value)
 
 
 def _import_this_tree_in_subprocesses() -> None:

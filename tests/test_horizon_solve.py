@@ -3,22 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from conftest import random_position
 from outflank import Board, _core
 from outflank.engine import Engine
-
-
-@pytest.fixture
-def defaults() -> Iterator[dict[str, int]]:
-    """The settings as the core starts, restored after the test."""
-    before = _core.tune()
-    yield before
-    for name, value in before.items():
-        _core.tune(name, value)
 
 
 def positions(seed: int, empties: int, count: int) -> list[Board]:
@@ -28,8 +17,8 @@ def positions(seed: int, empties: int, count: int) -> list[Board]:
     return [b for b in boards if not b.must_pass()][:count]
 
 
-def test_the_settings_by_name(defaults: dict[str, int]) -> None:
-    assert defaults == {
+def test_the_settings_by_name(search_settings: dict[str, int]) -> None:
+    assert search_settings == {
         "time_soft": 40,
         "mid_solve": 8,
         "end_stages": 5,
@@ -48,7 +37,7 @@ def test_the_settings_by_name(defaults: dict[str, int]) -> None:
 
 
 def test_a_depth_1_search_at_9_empties_scores_every_move_exactly(
-    defaults: dict[str, int],
+    search_settings: dict[str, int],
 ) -> None:
     """Every child has 8 empties: solved, so each move's midgame score is
     its exact score (the solver's, in discs); with the horizon solve off the
@@ -70,7 +59,7 @@ def test_a_depth_1_search_at_9_empties_scores_every_move_exactly(
 
 
 def test_searches_with_the_horizon_solve_agree_with_the_solver_on_the_best_score(
-    defaults: dict[str, int],
+    search_settings: dict[str, int],
 ) -> None:
     """A full-width search to the end from 12 empties passes through the
     horizon (8 empties) on every line: its score is the exact one."""
@@ -94,14 +83,14 @@ def iterations(board: Board, time: float) -> tuple[list[tuple[int, int]], dict]:
 
 
 def test_a_timed_search_that_reaches_the_end_widens_its_margins(
-    defaults: dict[str, int],
+    search_settings: dict[str, int],
 ) -> None:
     """Past the end of the game a timed selective search searches the same
     tree again with wider probable cut-off margins; its last stage has none,
     so (every leaf solved) its score is the exact one. The reported depth
     stays the number of empty squares."""
     solver = Engine(endgame=64, threads=1)
-    stages = defaults["end_stages"]
+    stages = search_settings["end_stages"]
     for board in positions(61, 15, 6):
         done, result = iterations(board, 60.0)
         empties = board.empties
@@ -112,7 +101,7 @@ def test_a_timed_search_that_reaches_the_end_widens_its_margins(
 
 
 def test_without_stages_or_a_time_limit_the_search_stops_at_the_end(
-    defaults: dict[str, int],
+    search_settings: dict[str, int],
 ) -> None:
     boards = positions(62, 15, 3)
     for board in boards:  # no time limit: no stages

@@ -6,21 +6,10 @@ checked with the other settings in test_horizon_solve.py."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from conftest import random_position
 from outflank import _core
-
-
-@pytest.fixture
-def defaults() -> Iterator[dict[str, int]]:
-    """The settings as the core starts, restored after the test."""
-    before = _core.tune()
-    yield before
-    for name, value in before.items():
-        _core.tune(name, value)
 
 
 def iterations(seed: int, empties: int, depth: int = 60) -> tuple[list[int], dict[str, object]]:
@@ -41,7 +30,9 @@ def held(best: list[int], depth: int) -> bool:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_a_search_stops_once_its_best_move_has_held(seed: int, defaults: dict[str, int]) -> None:
+def test_a_search_stops_once_its_best_move_has_held(
+    seed: int, search_settings: dict[str, int]
+) -> None:
     """With the whole budget to use (time_soft 100) but none of it once the
     best move holds (time_stable 100), the search ends at the first
     iteration from depth 4 whose best move is the two before's."""
@@ -55,7 +46,9 @@ def test_a_search_stops_once_its_best_move_has_held(seed: int, defaults: dict[st
     assert result["elapsed"] < 30.0
 
 
-def test_without_the_instability_rule_the_budget_share_is_flat(defaults: dict[str, int]) -> None:
+def test_without_the_instability_rule_the_budget_share_is_flat(
+    search_settings: dict[str, int],
+) -> None:
     """time_unstable and time_stable at 0 leave time_soft alone: at 100 % a
     search runs to its depth limit even where its best move held early."""
     _core.tune("time_soft", 100)
