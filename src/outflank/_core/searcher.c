@@ -275,10 +275,10 @@ static const int SELECTIVITY_STAGES[] = {150, 200, 260, 330, 0};
  * changed the best move, less once it has stayed for two (from depth 4:
  * the first iterations' moves change by chance). */
 static double soft_share(int same_best, int depth) {
-    int pct = tuning.time_soft;
-    if (depth >= 4 && same_best == 0) pct += pct * tuning.time_unstable / 100;
-    if (depth >= 4 && same_best >= 2) pct -= pct * tuning.time_stable / 100;
-    return 0.01 * pct;
+    double share = 0.01 * tuning.time_soft; /* in double: any tune value is safe */
+    if (depth >= 4 && same_best == 0) share *= 1 + 0.01 * tuning.time_unstable;
+    if (depth >= 4 && same_best >= 2) share *= 1 - 0.01 * tuning.time_stable;
+    return share;
 }
 
 static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kwargs) {
