@@ -16,12 +16,10 @@ from test_eval_default import OTHER_TYPES, _mask, _random_weights
 
 
 @pytest.fixture
-def restore() -> Iterator[None]:
-    """The search settings and the active model as they were."""
-    before = _core.tune()
+def restore(search_settings: dict[str, int]) -> Iterator[None]:
+    """The search settings (conftest's ``search_settings``) and the active
+    model as they were."""
     yield
-    for name, value in before.items():
-        _core.tune(name, value)
     _core.eval_use(0)
 
 
