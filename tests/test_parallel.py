@@ -145,16 +145,18 @@ def test_stop_ends_a_parallel_solve_and_the_next_search_works(ffo_dir: Path, thr
     assert again.exact and again.score == small.best_score
 
 
-def _tasks(expected: int | None = None) -> int:
-    """The process's threads. With ``expected``: wait up to a second for the
-    count to come down to it (a joined thread leaves /proc a moment after
-    pthread_join returns, on a busy machine a few milliseconds)."""
-    count = len(os.listdir("/proc/self/task"))
+def _new_threads(before: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The process's threads that were not among ``before`` (all of them when
+    ``before`` is empty). Waits up to a second for them to go: a joined thread
+    leaves /proc a moment after pthread_join returns, on a busy machine a few
+    milliseconds. Threads of ``before`` that end meanwhile (another test's
+    server, say) do not count."""
     deadline = time.monotonic() + 1.0
-    while expected is not None and count > expected and time.monotonic() < deadline:
+    while True:
+        new = frozenset(os.listdir("/proc/self/task")) - before
+        if not before or not new or time.monotonic() >= deadline:
+            return new
         time.sleep(0.001)
-        count = len(os.listdir("/proc/self/task"))
-    return count
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
@@ -165,16 +167,16 @@ def test_many_short_parallel_searches_leave_no_thread_or_memory() -> None:
     for _ in range(5):  # the table's pages, the helpers' states: allocated once
         engine.search(board, depth=7)
         engine.solve(end)
-    tasks, rss = _tasks(), resident_kib()
+    threads, rss = _new_threads(), resident_kib()
     for i in range(120):
         engine.search(board, depth=6 + i % 3)
         if i % 10 == 0:
             engine.solve(end)
-        assert _tasks(tasks) == tasks  # the helpers end with their search
+        assert not _new_threads(threads)  # the helpers end with their search
     assert resident_kib() - rss < 4096
     for _ in range(20):  # engines made and dropped: their threads and tables go too
         _engine(3, tt_mb=4).search(board, depth=6)
-    assert _tasks(tasks) == tasks
+    assert not _new_threads(threads)
 
 
 def test_thread_counts_for_comparisons() -> None:
