@@ -40,7 +40,9 @@ time) and the table (``result.txt``).
 numbers of empties (outflank's solver, a few seconds a position at 24): the
 mean exact value, from the named player's side, of the positions it reached,
 against its final result, shows in which part of the game the discs were
-lost (before 24 empties, between 24 and 20, or in the last 20).
+lost (before 24 empties, between 24 and 20, or in the last 20); beside
+each, the score the games would have had with perfect play from there (a
+win counts 1, a draw one half), which shows where the points went.
 
 ``compare`` pairs two matches' games by their opening and prints each
 run's score on the openings both played, the correlation of the two runs'
@@ -537,10 +539,20 @@ def where(paths: list[Path], player: str, empties: list[int], threads: int) -> s
         vs = values[e]
         rows.append(
             f"exact value at {e} empties: {mean(vs):+.2f} +/- {half_width(vs):.2f} "
-            f"({len(vs)} games; lost games already lost here: {lost_at[e]})"
+            f"({len(vs)} games; lost games already lost here: {lost_at[e]}; "
+            f"score with perfect play from here: {100 * perfect_score(vs):.1f} %)"
         )
-    rows.append(f"final result: {mean(finals):+.2f} +/- {half_width(finals):.2f}")
+    rows.append(
+        f"final result: {mean(finals):+.2f} +/- {half_width(finals):.2f} "
+        f"(score {100 * perfect_score(finals):.1f} %)"
+    )
     return "\n".join(rows)
+
+
+def perfect_score(values: list[float]) -> float:
+    """The share of points of games whose (exact) values are ``values``: a
+    win 1, a draw one half."""
+    return sum(1.0 if v > 0 else 0.5 if v == 0 else 0.0 for v in values) / max(1, len(values))
 
 
 # ------------------------------------------------------------------ pool, compare

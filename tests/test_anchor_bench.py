@@ -141,6 +141,13 @@ def test_where_the_discs_go_matches_the_solver(tmp_path: Path) -> None:
             board.push(record.move)
     mean = sum(expected) / len(expected)
     assert f"exact value at 12 empties: {mean:+.2f}" in text
+    score = anchor.perfect_score(expected)
+    assert f"score with perfect play from here: {100 * score:.1f} %" in text
+
+
+def test_perfect_score_counts_wins_draws_and_losses() -> None:
+    assert anchor.perfect_score([3, 0, -2, 64]) == 0.625
+    assert anchor.perfect_score([]) == 0.0
 
 
 def test_the_command_line_refuses_bad_input_with_a_clear_error(tmp_path: Path) -> None:
