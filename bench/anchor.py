@@ -101,7 +101,7 @@ class Tally:
     def add(
         self, diff: int, ours: list[float], theirs: list[float], opening: object = None
     ) -> None:
-        self.points.append(1.0 if diff > 0 else 0.5 if diff == 0 else 0.0)
+        self.points.append(points(diff))
         self.discs.append(diff)
         self.ours += ours
         self.theirs += theirs
@@ -166,6 +166,12 @@ class Tally:
 
 def mean(values: list[float]) -> float:
     return statistics.fmean(values) if values else 0.0
+
+
+def points(margin: float) -> float:
+    """A game's points for a final (or exact) disc difference ``margin``: a
+    win 1, a draw one half, a loss 0."""
+    return 1.0 if margin > 0 else 0.5 if margin == 0 else 0.0
 
 
 def p95(values: list[float]) -> float:
@@ -550,9 +556,9 @@ def where(paths: list[Path], player: str, empties: list[int], threads: int) -> s
 
 
 def perfect_score(values: list[float]) -> float:
-    """The share of points of games whose (exact) values are ``values``: a
-    win 1, a draw one half."""
-    return sum(1.0 if v > 0 else 0.5 if v == 0 else 0.0 for v in values) / max(1, len(values))
+    """The share of points of games whose exact values are ``values`` (0
+    for none)."""
+    return mean([points(v) for v in values])
 
 
 # ------------------------------------------------------------------ pool, compare

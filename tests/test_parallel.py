@@ -145,18 +145,21 @@ def test_stop_ends_a_parallel_solve_and_the_next_search_works(ffo_dir: Path, thr
     assert again.exact and again.score == small.best_score
 
 
-def _new_threads(before: frozenset[str] = frozenset()) -> frozenset[str]:
-    """The process's threads that were not among ``before`` (all of them when
-    ``before`` is empty). Waits up to a second for them to go: a joined thread
-    leaves /proc a moment after pthread_join returns, on a busy machine a few
-    milliseconds. Threads of ``before`` that end meanwhile (another test's
-    server, say) do not count."""
+def _threads() -> frozenset[str]:
+    """The ids of the process's threads."""
+    return frozenset(os.listdir("/proc/self/task"))
+
+
+def _new_threads(before: frozenset[str]) -> frozenset[str]:
+    """The process's threads that were not among ``before``, after waiting
+    up to a second for them to go: a joined thread leaves /proc a moment
+    after pthread_join returns, on a busy machine a few milliseconds.
+    Threads of ``before`` that end meanwhile (another test's server, say)
+    do not count."""
     deadline = time.monotonic() + 1.0
-    while True:
-        new = frozenset(os.listdir("/proc/self/task")) - before
-        if not before or not new or time.monotonic() >= deadline:
-            return new
+    while (new := _threads() - before) and time.monotonic() < deadline:
         time.sleep(0.001)
+    return new
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
@@ -167,7 +170,7 @@ def test_many_short_parallel_searches_leave_no_thread_or_memory() -> None:
     for _ in range(5):  # the table's pages, the helpers' states: allocated once
         engine.search(board, depth=7)
         engine.solve(end)
-    threads, rss = _new_threads(), resident_kib()
+    threads, rss = _threads(), resident_kib()
     for i in range(120):
         engine.search(board, depth=6 + i % 3)
         if i % 10 == 0:
