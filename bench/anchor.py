@@ -659,12 +659,11 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("ggf", type=Path, nargs=2, help="two matches' games.ggf")
     c.add_argument("--player", default="engine", help="a part of the player's name")
     args = ap.parse_args(argv)
-    if args.command == "where":
-        print(where(args.ggf, args.player, args.empties, args.threads))
-        return 0
-    if args.command in ("pool", "compare"):
+    if args.command in ("where", "pool", "compare"):
         try:
-            if args.command == "pool":
+            if args.command == "where":
+                print(where(args.ggf, args.player, args.empties, args.threads))
+            elif args.command == "pool":
                 tally = read_matches(args.ggf, args.player)
                 names = ", ".join(str(p) for p in args.ggf)
                 print(table(f"{args.player} in {names}", "the other side", None, tally, None))

@@ -169,6 +169,18 @@ def test_the_command_line_refuses_bad_input_with_a_clear_error(tmp_path: Path) -
         anchor.run_match("engine:depth=1", ANCHOR, 1, 0, workers=1, quiet=True)
 
 
+def test_where_refuses_a_missing_file_or_bad_threads_with_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = str(tmp_path / "none.ggf")
+    assert anchor.main(["where", missing]) == 2
+    assert "No such file" in capsys.readouterr().err
+    games = tmp_path / "games.ggf"
+    games.write_text("")
+    assert anchor.main(["where", str(games), "--threads", "0"]) == 2
+    assert "threads must be" in capsys.readouterr().err
+
+
 def test_compare_pairs_two_matches_by_opening(tmp_path: Path) -> None:
     def match(name: str, spec: str, games: int) -> tuple[Path, list[str]]:
         records: list[str] = []
