@@ -423,6 +423,9 @@ def test_a_replay_leaves_a_move_that_was_taken_back(server: str, page: Any) -> N
     page.wait_for_selector("#replay-banner:not([hidden])")
     for color in ("white", "black"):  # both take back their last move elsewhere: ply 4
         _api(server, f"/api/games/{game_id}/undo", {"seat": seats[color]})
+    # The first undo may already end the replay (ply 5 is then the live end);
+    # wait for the second one to reach the page before looking at the board.
+    page.wait_for_function("document.querySelectorAll('#movelist li.future').length === 2")
     page.wait_for_selector("#replay-banner", state="hidden")
     assert page.locator("circle.disc").count() == 8  # the live board at ply 4
 
