@@ -75,6 +75,7 @@ sys.path.insert(0, str(ROOT / "src"))  # this checkout's package
 from outflank.board import BLACK, PASS, Board  # noqa: E402
 from outflank.errors import OutflankError  # noqa: E402
 from outflank.interrupt import EXIT_INTERRUPTED, Stop, StopSignals, WorkerPool  # noqa: E402
+from outflank.match import points  # noqa: E402
 
 DEFAULT_TOLERANCE = 0.15  # the largest relative gap between the two mean times
 Z95 = 1.96
@@ -166,12 +167,6 @@ class Tally:
 
 def mean(values: list[float]) -> float:
     return statistics.fmean(values) if values else 0.0
-
-
-def points(margin: float) -> float:
-    """A game's points for a final (or exact) disc difference ``margin``: a
-    win 1, a draw one half, a loss 0."""
-    return 1.0 if margin > 0 else 0.5 if margin == 0 else 0.0
 
 
 def p95(values: list[float]) -> float:

@@ -19,6 +19,12 @@ from outflank.players import BasePlayer, Player
 __all__ = ["GameResult", "play_game"]
 
 
+def points(margin: float) -> float:
+    """A game's points for a final (or exact) disc difference ``margin``
+    from one side's view: a win 1, a draw one half, a loss 0."""
+    return 1.0 if margin > 0 else 0.5 if margin == 0 else 0.0
+
+
 @dataclass
 class GameResult:
     """How a game ended: the record, the final board, and any forfeit."""
@@ -44,8 +50,7 @@ class GameResult:
     @property
     def black_points(self) -> float:
         """1 for a black win, 0.5 for a draw, 0 for a loss."""
-        m = self.margin
-        return 1.0 if m > 0 else (0.5 if m == 0 else 0.0)
+        return points(self.margin)
 
 
 def play_game(

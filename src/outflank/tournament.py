@@ -32,7 +32,7 @@ from outflank.cluster import ray_cancel, ray_session, ray_wait
 from outflank.errors import OutflankError
 from outflank.ggf import GameRecord
 from outflank.interrupt import Stop, WorkerPool
-from outflank.match import play_game
+from outflank.match import play_game, points
 from outflank.players import check_player_spec, make_player, player_label
 from outflank.threads import check_threads, share, threads_by_default
 
@@ -101,7 +101,8 @@ class GameOutcome:
 
     @property
     def black_points(self) -> float:
-        return 1.0 if self.margin > 0 else (0.5 if self.margin == 0 else 0.0)
+        """1 for a black win, 0.5 for a draw, 0 for a loss."""
+        return points(self.margin)
 
     @property
     def void(self) -> bool:
@@ -472,13 +473,14 @@ def standings(players: Sequence[str], games: Sequence[GameOutcome]) -> list[Play
     table = {name: PlayerStanding(name) for name in players}
     games = [g for g in games if not g.void]
     for g in games:
-        for name, sign, points in ((g.black, 1, g.black_points), (g.white, -1, 1 - g.black_points)):
+        for name, sign in ((g.black, 1), (g.white, -1)):
             s = table[name]
             s.games += 1
             s.discs += sign * g.margin
-            if points == 1:
+            got = points(sign * g.margin)
+            if got == 1:
                 s.wins += 1
-            elif points == 0:
+            elif got == 0:
                 s.losses += 1
             else:
                 s.draws += 1
