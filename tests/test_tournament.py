@@ -19,9 +19,22 @@ from outflank.tournament import (
     elo_ratings,
     plan_games,
     run_tournament,
+    standings,
 )
 
 BROKEN = Path(__file__).with_name("broken_engine.py")
+
+
+def test_standings_count_wins_draws_and_losses_from_each_side() -> None:
+    def game(number: int, black: str, white: str, margin: int) -> GameOutcome:
+        return GameOutcome(number, black, white, "x", margin, None, "", 60, 1.0, "")
+
+    games = [game(1, "a", "b", 10), game(2, "b", "a", 0), game(3, "b", "a", 64)]
+    assert [g.black_points for g in games] == [1.0, 0.5, 1.0]
+    table = {s.name: s for s in standings(["a", "b"], games)}
+    assert (table["a"].wins, table["a"].draws, table["a"].losses) == (1, 1, 1)
+    assert (table["b"].wins, table["b"].draws, table["b"].losses) == (1, 1, 1)
+    assert (table["a"].discs, table["b"].discs) == (-54, 54)
 
 
 def test_openings_are_legal_and_distinct() -> None:
