@@ -16,7 +16,7 @@ from outflank.errors import OutflankError
 from outflank.ggf import GameRecord, now_string
 from outflank.players import BasePlayer, Player
 
-__all__ = ["GameResult", "play_game"]
+__all__ = ["GameResult", "play_game", "points"]
 
 
 def points(margin: float) -> float:
