@@ -23,7 +23,7 @@ def test_the_settings_by_name(search_settings: dict[str, int]) -> None:
         "mid_solve": 8,
         "end_stages": 5,
         "par_spin": 100,
-        "inc_eval": 1,
+        "inc_eval": int(_core.PATTERN_GATHER != "vbmi"),
         "time_unstable": 60,
         "time_stable": 25,
     }

@@ -5,10 +5,15 @@ the same nodes and returns the same scores and lines either way."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+import outflank
 from conftest import random_position
 from outflank import Board, _core
 from outflank.engine import Engine
@@ -52,8 +57,36 @@ def positions(seed: int, empties: range, count: int) -> list[Board]:
     raise AssertionError("too few positions")
 
 
-def test_the_default_setting_keeps_the_codes(restore: None) -> None:
-    assert _core.tune()["inc_eval"] == 1
+def test_the_codes_are_kept_unless_the_patterns_are_read_with_vbmi(restore: None) -> None:
+    """VBMI reads a board's patterns faster than the kept codes save
+    (docs/engine.md, "How it searches"); every other reader is slower."""
+    assert _core.PATTERN_GATHER in ("vbmi", "pext", "portable")
+    assert _core.tune()["inc_eval"] == (_core.PATTERN_GATHER != "vbmi")
+
+
+@pytest.mark.parametrize(
+    ("variables", "gather"),
+    [
+        ({"OUTFLANK_NO_VBMI": "1"}, "pext"),
+        ({"OUTFLANK_NO_VBMI": "1", "OUTFLANK_NO_BMI2": "1"}, "portable"),
+    ],
+)
+def test_without_vbmi_the_codes_are_kept(variables: dict[str, str], gather: str) -> None:
+    """In a process told not to use VBMI (or BMI2 either) the default follows."""
+    package_root = str(Path(outflank.__file__).resolve().parent.parent)
+    path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
+    script = "from outflank import _core; print(_core.PATTERN_GATHER, _core.tune()['inc_eval'])"
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=path, **variables),
+    )
+    assert proc.returncode == 0, proc.stderr
+    found_gather, inc_eval = proc.stdout.split()
+    if _core.PATTERN_GATHER == "portable":  # no BMI2 here: nothing faster to turn off
+        gather = "portable"
+    assert (found_gather, inc_eval) == (gather, "1")
 
 
 @pytest.mark.parametrize("board", positions(70, range(24, 50, 5), 8), ids=lambda b: b.obf())

@@ -11,7 +11,8 @@ the fastest build the processor supports and re-exports its names, so the
 rest of the package writes ``from outflank import _core``.
 ``OUTFLANK_NO_AVX512=1`` stops at the AVX2 build and ``OUTFLANK_NO_AVX2=1``
 forces the generic one (to test them or compare); ``_core.BUILD`` names the
-one in use.
+one in use, and ``_core.PATTERN_GATHER`` how the evaluation reads a board's
+patterns on this processor (``"vbmi"``, ``"pext"`` or ``"portable"``).
 """
 
 from __future__ import annotations

@@ -494,6 +494,10 @@ void eval_default_init(void) {
     initialised = 1;
 }
 
+const char *eval_default_gather(void) {
+    return use_vbmi ? "vbmi" : use_pext ? "pext" : "portable";
+}
+
 int eval_default_fitted(void) { return eval_model_fitted(active); }
 
 const EvalModel *eval_default_model(int slot) {

@@ -44,6 +44,10 @@ typedef struct EvalModel EvalModel;
 
 /* Build the evaluator's tables; call once before eval_default (idempotent). */
 void eval_default_init(void);
+/* How the pattern sum reads a board's pattern codes on this processor:
+ * "vbmi" (AVX-512 VBMI permutes, the fastest: search.c's incremental codes
+ * save no time then and are off by default), "pext" (BMI2) or "portable". */
+const char *eval_default_gather(void);
 
 /* Static evaluation of (P, O) from the mover's view, 1/100 disc units, by
  * the active model (hand weights on the numeric features until weights are

@@ -188,7 +188,8 @@ PyMODINIT_FUNC CORE_CAT(PyInit_, CORE_MODULE)(void) {
     bb_edge_table_init();
     PyObject *m = PyModule_Create(&core_module);
     if (m && (eval_bindings_register(m) < 0 || searcher_register(m) < 0 ||
-              PyModule_AddStringConstant(m, "BUILD", CORE_BUILD) < 0))
+              PyModule_AddStringConstant(m, "BUILD", CORE_BUILD) < 0 ||
+              PyModule_AddStringConstant(m, "PATTERN_GATHER", eval_default_gather()) < 0))
         Py_CLEAR(m);
     return m;
 }
