@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+import outflank
 from outflank import Board, _core
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,6 +92,23 @@ def _import_this_tree_in_subprocesses() -> None:
 
 
 _import_this_tree_in_subprocesses()
+
+
+def run_child(script: str, stdin: str | None = None, **env: str) -> str:
+    """Run script in a new interpreter importing this same outflank (with
+    env added to the environment, stdin as its input); its output, stripped."""
+    package_root = str(Path(outflank.__file__).resolve().parent.parent)
+    path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=path, **env),
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
 
 
 def cli_env() -> dict[str, str]:

@@ -13,7 +13,6 @@ import os
 import random
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -21,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import outflank
+from conftest import run_child
 from outflank import _core, _core_generic
 from outflank.obf import read_obf_file
 
@@ -61,21 +60,6 @@ VECTOR_BUILDS = [
 ]
 
 
-def _run_child(script: str, **env: str) -> str:
-    """Run script in a new interpreter importing this same outflank."""
-    package_root = str(Path(outflank.__file__).resolve().parent.parent)
-    path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
-    proc = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=path, **env),
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout.strip()
-
-
 def test_the_fastest_usable_build_is_chosen() -> None:
     expected, module = "generic", _core_generic
     if AVX2_USABLE and os.environ.get("OUTFLANK_NO_AVX2", "0") in ("", "0"):
@@ -89,14 +73,14 @@ def test_the_fastest_usable_build_is_chosen() -> None:
 
 def test_no_avx2_forces_the_generic_build() -> None:
     script = "from outflank import _core; print(_core.BUILD)"
-    assert _run_child(script, OUTFLANK_NO_AVX2="1") == "generic"
-    assert _run_child(script, OUTFLANK_NO_AVX2="1", OUTFLANK_NO_AVX512="0") == "generic"
+    assert run_child(script, OUTFLANK_NO_AVX2="1") == "generic"
+    assert run_child(script, OUTFLANK_NO_AVX2="1", OUTFLANK_NO_AVX512="0") == "generic"
 
 
 @needs_avx2
 def test_no_avx512_stops_at_the_avx2_build() -> None:
     script = "from outflank import _core; print(_core.BUILD)"
-    assert _run_child(script, OUTFLANK_NO_AVX512="1") == "avx2"
+    assert run_child(script, OUTFLANK_NO_AVX512="1") == "avx2"
 
 
 @pytest.mark.parametrize(("build", "env"), VECTOR_BUILDS)
@@ -156,8 +140,8 @@ def test_a_solve_searches_the_same_tree(
         "    r = Engine(tt_mb=16, threads=1).solve(e.board)\n"
         "    print(r.score, r.best_move, r.nodes)\n"
     )
-    generic = _run_child(script, OUTFLANK_NO_AVX2="1")
-    vector = _run_child(script, OUTFLANK_NO_AVX2="0", **env)
+    generic = run_child(script, OUTFLANK_NO_AVX2="1")
+    vector = run_child(script, OUTFLANK_NO_AVX2="0", **env)
     assert generic == vector
     listed = [e.best_score for e in read_obf_file(ffo)[:3]]
     assert [float(line.split()[0]) for line in vector.splitlines()] == listed
@@ -191,4 +175,4 @@ def test_a_selective_midgame_search_is_the_same_tree(
         "r = Engine(tt_mb=16, selective=1.5, threads=1).search(b, depth=9)\n"
         "print(r.score, r.best_move, r.nodes)\n"
     )
-    assert _run_child(script, OUTFLANK_NO_AVX2="1") == _run_child(script, **env)
+    assert run_child(script, OUTFLANK_NO_AVX2="1") == run_child(script, **env)

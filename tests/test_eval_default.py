@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import run_child
 from outflank import _core
 from outflank.board import Board, parse_square
 
@@ -549,12 +550,6 @@ def test_slots_refuse_bad_numbers() -> None:
 def test_every_pattern_reader_gives_the_same_scores(variable: str) -> None:
     # OUTFLANK_NO_BMI2 makes the evaluator gather squares without pext;
     # OUTFLANK_NO_VBMI turns off the AVX-512 pattern sum (where it runs).
-    import os
-    import subprocess
-    from pathlib import Path
-
-    import outflank
-
     positions = [_random_position(seed, seed % 61) for seed in range(200)]
     script = (
         "import sys; from outflank import _core\n"
@@ -563,18 +558,7 @@ def test_every_pattern_reader_gives_the_same_scores(variable: str) -> None:
         "    print(_core.eval_default(p, o))\n"
     )
     data = "".join(f"{p} {o}\n" for p, o in positions)
-    outputs = []
-    # the child imports the same outflank as this process, installed or not
-    package_root = str(Path(outflank.__file__).resolve().parent.parent)
-    for flag in ("0", "1"):
-        path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
-        env = dict(os.environ, PYTHONPATH=path)
-        env[variable] = flag
-        proc = subprocess.run(
-            [sys.executable, "-c", script], input=data, capture_output=True, text=True, env=env
-        )
-        assert proc.returncode == 0, proc.stderr
-        outputs.append(proc.stdout.split())
+    outputs = [run_child(script, stdin=data, **{variable: flag}).split() for flag in ("0", "1")]
     assert outputs[0] == outputs[1]
     assert outputs[0] == [str(_core.eval_default(p, o)) for p, o in positions]
 

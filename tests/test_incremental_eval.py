@@ -5,16 +5,11 @@ the same nodes and returns the same scores and lines either way."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-import outflank
-from conftest import random_position
+from conftest import random_position, run_child
 from outflank import Board, _core
 from outflank.engine import Engine
 from test_eval_default import OTHER_TYPES, _mask, _random_weights
@@ -73,17 +68,8 @@ def test_the_codes_are_kept_unless_the_patterns_are_read_with_vbmi(restore: None
 )
 def test_without_vbmi_the_codes_are_kept(variables: dict[str, str], gather: str) -> None:
     """In a process told not to use VBMI (or BMI2 either) the default follows."""
-    package_root = str(Path(outflank.__file__).resolve().parent.parent)
-    path = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
     script = "from outflank import _core; print(_core.PATTERN_GATHER, _core.tune()['inc_eval'])"
-    proc = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=path, **variables),
-    )
-    assert proc.returncode == 0, proc.stderr
-    found_gather, inc_eval = proc.stdout.split()
+    found_gather, inc_eval = run_child(script, **variables).split()
     if _core.PATTERN_GATHER == "portable":  # no BMI2 here: nothing faster to turn off
         gather = "portable"
     assert (found_gather, inc_eval) == (gather, "1")
