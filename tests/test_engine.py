@@ -837,7 +837,7 @@ def test_evaluator_objects_are_checked_like_names() -> None:
 
 
 def test_a_reversi_solve_takes_no_probable_cut_offs() -> None:
-    """Engines with selective search (the default preset, levels 19-20) once
+    """Engines with selective search (the default preset, levels 18-20) once
     solved Reversi boards with probable cut-offs and called the result exact."""
     board = Board.from_obf(
         "X-O-----OXOOXOOO--OXOOO-XXXXOOO-OXXOOXOOOXOOOOXXOOXXXXXXOO-OOOOX O", "reversi"
