@@ -13,7 +13,9 @@ A player spec is one of
     level:N[:key=value,...]     Engine.level(N) with its own settings (or the given ones)
     preset:NAME[:key=value,...] Engine.preset(NAME)
 Every move is the engine's choose_move, so random= and a level's exact
-endgame apply as they do in play.
+endgame apply as they do in play; with hint=1 it is instead the first move
+of Engine.analyze (every move scored, as hints and the analysis panels
+show them), which measures an analysis engine by the moves it recommends.
 Openings: the distinct positions (up to the 8 board symmetries) reached after
 --plies moves from the start, in a fixed pseudo-random order; each opening is
 played twice, once with each engine as black, so an unbalanced opening favours
@@ -114,7 +116,11 @@ def make_engine(spec: Spec, threads: int | None = None):
 
     # the limits become the engine's own, so its other settings (a level's
     # exact endgame, random=) apply as they do in play
-    own = {k: v for k, v in spec.params.items() if k != "weights" and not k.startswith("tune.")}
+    own = {
+        k: v
+        for k, v in spec.params.items()
+        if k not in ("weights", "hint") and not k.startswith("tune.")
+    }
     params = {"tt_mb": DEFAULT_TT_MB, "threads": threads, **own, **spec.limits}
     if spec.kind == "level":
         return Engine.level(int(spec.name), **params)
@@ -225,6 +231,8 @@ def _choose(key: str, board: Board) -> Move:
     if _TUNING.get("a") != _TUNING.get("b"):  # one process, two search settings: switch
         for name, value in _TUNING[key].items():
             _core.tune(name, value)
+    if _SPECS[key].params.get("hint"):
+        return _ENGINES[key].analyze(board)[0].move
     return _ENGINES[key].choose_move(board)
 
 

@@ -22,6 +22,7 @@ from outflank.engine import (
     MODE_MID,
     MODE_PROBABLE_WLD,
     MODE_WLD,
+    PRESETS,
     Engine,
     MoveScore,
     SearchInfo,
@@ -605,6 +606,23 @@ def test_levels_and_presets_choose_legal_moves() -> None:
         assert engine.choose_move(board) in board.legal_moves
     for name in ("greedy", "minimax4", "heuristic", "regions", "weights", "default"):
         assert Engine.preset(name, time=0.05).choose_move(board) in board.legal_moves
+
+
+def test_the_analysis_engine_is_the_default_preset_with_the_book() -> None:
+    # hints and analysis panels score moves as the strongest play searches
+    engine = Engine.for_analysis(time=0.05)
+    default = PRESETS["default"]
+    assert (engine.selective, engine.endgame, engine.wld) == (
+        default["selective"],
+        default["endgame"],
+        default["wld"],
+    )
+    assert all(m.book for m in engine.analyze(Board.from_transcript("f5d6")))
+    middle = random_position(3, 36)
+    scores = engine.analyze(middle)
+    assert {m.move for m in scores} == set(middle.legal_moves)
+    assert not any(m.book or m.exact for m in scores)
+    assert Engine.for_analysis(book=False, selective=0).book is None
 
 
 def test_an_explicit_endgame_setting_solves_below_the_depth_limit() -> None:

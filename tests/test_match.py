@@ -64,6 +64,27 @@ def test_a_specs_options_and_limits_are_the_engines_own() -> None:
     assert {fish.choose_move(start) for _ in range(40)} == set(start.legal_moves)
 
 
+def test_a_hint_spec_plays_the_first_move_of_the_analysis() -> None:
+    # hint=1 measures an analysis engine (hints, analysis panels) by the move
+    # it recommends: the top of Engine.analyze, not a search's best move
+    match._init_worker("weights:depth=2,hint=1", "weights:depth=2")
+    hinted = match._ENGINES["a"]
+    assert hinted.depth == 2 and not hasattr(hinted, "hint")
+    board = Board()
+    for move in ("f5", "d6", "c3", "d3", "c4"):
+        board.play(move)
+    calls = []
+    real = hinted.analyze
+    hinted.analyze = lambda b: calls.append(b) or real(b)
+    try:
+        move = match._choose("a", board)
+    finally:
+        del hinted.analyze
+    assert calls and move == real(board)[0].move
+    match._choose("b", board)
+    assert len(calls) == 1  # the other side searches as in play
+
+
 def test_openings_are_distinct_and_deterministic() -> None:
     lines = match.openings(4, 20)
     assert lines == match.openings(4, 20)

@@ -164,8 +164,8 @@ class TerminalGame:
 
     # ------------------------------------------------------------ actions
     def hints(self) -> str:
-        """The suggested moves, best first, with their scores in discs (the
-        engine's default evaluator; greedy's move when it is not built)."""
+        """The suggested moves, best first, with their scores in discs
+        (:meth:`Engine.for_analysis`; greedy's move when it is not built)."""
         board = self.board
         if board.must_pass():
             return "pass (you have no move)"
@@ -173,7 +173,7 @@ class TerminalGame:
             try:
                 from outflank.engine import Engine
 
-                self._hint_engine = Engine(tt_mb=16, time=HINT_TIME, book=True)
+                self._hint_engine = Engine.for_analysis(tt_mb=16, time=HINT_TIME)
             except ImportError:
                 self._hint_engine = False
         if self._hint_engine:

@@ -21,8 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from outflank.board import Board, Move, Rules
-from outflank.book.store import Book
+from outflank.board import Board, Move
 from outflank.errors import OutflankError
 from outflank.levels import DEFAULT_LEVEL
 from outflank.web.analysis import Cancel
@@ -203,8 +202,16 @@ class Thinker:
         raise OutflankError(f"unknown AI {kind!r}")
 
     def _analysis_engine(self) -> Any:
+        """Hints: every move scored as the strongest play searches (with the book)."""
         return self._engine(
-            "default", lambda E: E(evaluator="default", tt_mb=self.tt_mb, threads=self.threads)
+            "analysis", lambda E: E.for_analysis(tt_mb=self.tt_mb, threads=self.threads)
+        )
+
+    def _graph_engine(self) -> Any:
+        """The evaluation graph: full-width searches of a fixed depth, so that
+        every position's score comes from the same search."""
+        return self._engine(
+            "graph", lambda E: E(evaluator="default", tt_mb=self.tt_mb, threads=self.threads)
         )
 
     # ------------------------------------------------------------ searches
@@ -270,14 +277,8 @@ class Thinker:
         self, board: Board, depth: int | None, time: float, cancel: Cancel | None = None
     ) -> list[dict[str, Any]]:
         """Every legal move's score, best first (side-to-move view); ``cancel``
-        stops the search (and raises :class:`Cancelled`)."""
-        if board.rules is Rules.OTHELLO:  # in the opening book: its moves, at once
-            entry = Book.default().probe(board)
-            if entry is not None and entry.moves:
-                return [
-                    {"move": str(m.move), "score": _num(m.value), "exact": False, "book": True}
-                    for m in entry.moves
-                ]
+        stops the search (and raises :class:`Cancelled`). In the opening book
+        (Othello rules) the book's moves, at once."""
         engine = self._analysis_engine()
         limits: dict[str, Any] = {"time": min(time, self.time_cap)}  # engine-side bound
         if depth is not None:
@@ -288,7 +289,7 @@ class Thinker:
                 "move": str(item.move),
                 "score": _num(item.score),
                 "exact": bool(item.exact),
-                "book": False,
+                "book": bool(item.book),
             }
             for item in scores
         ]
@@ -298,7 +299,7 @@ class Thinker:
         outcome = board.outcome()
         if outcome is not None:  # the final margin, as the engine and the GGF record count it
             return float(outcome.margin)
-        engine = self._analysis_engine()
+        engine = self._graph_engine()
         result = self._bounded(engine, lambda: engine.search(board, depth=depth), cancel)
         score = _num(result.score) or 0.0
         return score if board.turn.name == "BLACK" else -score
