@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cli_env
+from conftest import cli_env, random_position
 from outflank import nboard
 from outflank.board import Board, Move
 from outflank.ggf import GameRecord
@@ -335,6 +335,30 @@ def test_a_hint_sends_only_its_final_lines() -> None:
         assert len(client.hint(board, 3)) == 3
     finally:
         client.close()
+
+
+def test_a_depth_searches_selectively_and_solves_from_eight_empties_more() -> None:
+    """NBoard's depth N, as NTest's: the default preset's probable cut-offs N
+    plies deep, and an exact endgame from N + 8 empties, not only where the
+    depth reaches the end (a full-width depth 16 took minutes a move)."""
+    board = random_position(21, 12)
+    game = GameRecord.from_board(board).to_ggf()
+    engine = Engine(ENGINE)
+    try:
+        for line in ("nboard 2", "set depth 4", f"set game {game}", "hint 1"):
+            engine.send(line)
+        said = engine.until(lambda x: x.startswith("search"))
+        assert said[-1].endswith(" 100%")  # solved: 12 empties is within 4 + 8
+        for line in ("set depth 3", "hint 1"):
+            engine.send(line)
+        said = engine.until(lambda x: x.startswith("search"))
+        assert said[-1].endswith(" 3")  # 11 empties are not
+    finally:
+        engine.close()
+    analyst = nboard._EngineAnalyst(book=False)
+    analyst._limits(16)
+    assert (analyst.engine.depth, analyst.engine.endgame, analyst.engine.time) == (16, 18, None)
+    assert analyst.engine.selective > 0
 
 
 def test_set_depth_replaces_the_start_level_whenever_it_comes() -> None:

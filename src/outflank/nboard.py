@@ -115,21 +115,42 @@ class _Analyst:
         self.halted.set()
 
 
-class _EngineAnalyst(_Analyst):
-    """The native engine: iterative deepening with streamed info lines."""
+#: ``set depth N`` solves exactly from N + this many empties (at most from the
+#: ``default`` preset's 18), as a level of midgame depth N would.
+DEPTH_ENDGAME_MARGIN = 8
 
-    def __init__(self, level: int | None = None, *, book: bool = True, **params: Any) -> None:
-        from outflank.engine import Engine
+
+class _EngineAnalyst(_Analyst):
+    """The native engine: iterative deepening with streamed info lines.
+
+    A ``level`` serves until the GUI sends ``set depth N``; a depth is the
+    ``default`` preset's search N plies deep with its probable cut-offs (as
+    NTest's and Edax's depths are selective), no time limit, exact from
+    N + :data:`DEPTH_ENDGAME_MARGIN` empties.
+    """
+
+    def __init__(self, level: int | None = None, *, book: bool = True) -> None:
+        from outflank.engine import PRESETS, Engine
 
         super().__init__()
         if level is not None:  # a level has its own book setting; --no-book turns it off
             self.engine = Engine.level(level, **({} if book else {"book": False}))
         else:
-            self.engine = Engine(book=book, **params)
+            self.engine = Engine.preset("default", book=book, time=None)
         self.level = level
+        self._max_endgame = int(PRESETS["default"]["endgame"])
+        self._depth: int | None = None
 
     def _limits(self, depth: int | None) -> dict[str, Any]:
-        return {"depth": depth} if depth is not None else {}
+        """The search's limits: a depth becomes the engine's own, so that its
+        exact endgame applies (a depth passed to a call is honoured as it is)."""
+        if depth is None or self.level is not None:
+            return {} if depth is None else {"depth": depth}
+        if depth != self._depth:
+            endgame = min(depth + DEPTH_ENDGAME_MARGIN, self._max_endgame)
+            self.engine.configure(depth=depth, endgame=endgame)
+            self._depth = depth
+        return {}
 
     def best(self, board: Board, depth: int | None, on_info: InfoSink) -> _Analysis:
         def info(i: Any) -> None:
