@@ -141,6 +141,20 @@ def test_analyze_with_time_scores_the_moves_within_it_too() -> None:
     assert moves.startswith("moves (depth ") and int(moves.split()[2][:-2]) <= searched
 
 
+def test_analyze_searches_as_the_hints_do_or_full_width() -> None:
+    """The default evaluator analyses with the default preset's probable
+    cut-offs (Engine.for_analysis); --selective 0 searches full width."""
+
+    def nodes(*extra: str) -> int:
+        args = ("f5d6c3d3c4f4f6", "--depth", "9", "--no-book", "--threads", "1", *extra)
+        proc = run("analyze", *args)
+        assert proc.returncode == 0, proc.stderr
+        best = next(line for line in proc.stdout.splitlines() if line.startswith("best"))
+        return int(best.split("nodes")[1].split()[0].replace(",", ""))
+
+    assert 2 * nodes() < nodes("--selective", "0")
+
+
 def test_analyze_solves_an_endgame_exactly(ffo_dir: Path) -> None:
     obf = (ffo_dir / "fforum-1-19.obf").read_text().splitlines()[4].split(";")[0]
     proc = run("analyze", obf)
@@ -150,7 +164,13 @@ def test_analyze_solves_an_endgame_exactly(ffo_dir: Path) -> None:
 
 
 def test_analyze_bad_input() -> None:
-    for args in (["zz9"], ["start", "--depth", "0"], ["start", "--time", "-1"]):
+    for args in (
+        ["zz9"],
+        ["start", "--depth", "0"],
+        ["start", "--time", "-1"],
+        ["start", "--selective", "-1"],
+        ["start", "--evaluator", "fish", "--selective", "1"],
+    ):
         proc = run("analyze", *args)
         assert proc.returncode == 2, args
         assert "Traceback" not in proc.stderr

@@ -44,7 +44,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--endgame",
         type=int,
         default=None,
-        help="solve exactly from this many empties (default 20 with the default evaluator)",
+        help="solve exactly from this many empties (default: 18 with the default evaluator)",
+    )
+    parser.add_argument(
+        "--selective",
+        type=float,
+        default=None,
+        help="probable cut-offs at this many standard deviations, with the default evaluator"
+        " (default: the default preset's 0.8; 0 searches full width)",
     )
     add_threads_option(parser, "every core this process may use")
 
@@ -62,14 +69,28 @@ def _info(info: SearchInfo) -> None:
     )
 
 
+def _engine(args: argparse.Namespace) -> Engine:
+    """The default evaluator analyses as the hints do (:meth:`Engine.for_analysis`:
+    the preset's probable cut-offs and the book); the others full width."""
+    if args.evaluator != "default":
+        if args.selective:
+            raise OutflankError("--selective works with the default evaluator only")
+        return Engine(args.evaluator, endgame=args.endgame, threads=args.threads)
+    given = {
+        key: value
+        for key, value in (("endgame", args.endgame), ("selective", args.selective))
+        if value is not None
+    }
+    return Engine.for_analysis(book=not args.no_book, threads=args.threads, **given)
+
+
 def run(args: argparse.Namespace) -> int:
     board = args.position
     if board.is_game_over():
         raise OutflankError("the game is over: nothing to analyse")
     time = args.time if args.time is not None or args.depth is not None else 2.0
     check_limits(depth=args.depth, time=time)  # before any output
-    book = args.evaluator == "default" and not args.no_book
-    engine = Engine(args.evaluator, endgame=args.endgame, book=book, threads=args.threads)
+    engine = _engine(args)
     print(board)
     print(f"{board.turn.name.lower()} to move, {board.empties} empties, evaluator "
           f"{engine.evaluator.describe()}")  # fmt: skip
