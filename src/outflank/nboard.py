@@ -124,19 +124,22 @@ class _EngineAnalyst(_Analyst):
     """The native engine: iterative deepening with streamed info lines.
 
     A ``level`` serves until the GUI sends ``set depth N``; a depth is the
-    ``default`` preset's search N plies deep with its probable cut-offs (as
-    NTest's and Edax's depths are selective), no time limit, exact from
-    N + :data:`DEPTH_ENDGAME_MARGIN` empties.
+    ``default`` preset's search N plies deep with the probable cut-offs of
+    the top levels (1.5 standard deviations: as NTest's and Edax's depths,
+    selective), no time limit, exact from N + :data:`DEPTH_ENDGAME_MARGIN`
+    empties.
     """
 
     def __init__(self, level: int | None = None, *, book: bool = True) -> None:
-        from outflank.engine import PRESETS, Engine
+        from outflank.engine import LEVELS, PRESETS, Engine
 
         super().__init__()
         if level is not None:  # a level has its own book setting; --no-book turns it off
             self.engine = Engine.level(level, **({} if book else {"book": False}))
         else:
-            self.engine = Engine.preset("default", book=book, time=None)
+            # the margin of the depth-bound top levels (the preset's is for a time)
+            selective = LEVELS[max(LEVELS)]["selective"]
+            self.engine = Engine.preset("default", book=book, time=None, selective=selective)
         self.level = level
         self._max_endgame = int(PRESETS["default"]["endgame"])
         self._depth: int | None = None
