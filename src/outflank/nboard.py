@@ -142,17 +142,15 @@ class _EngineAnalyst(_Analyst):
             self.engine = Engine.preset("default", book=book, time=None, selective=selective)
         self.level = level
         self._max_endgame = int(PRESETS["default"]["endgame"])
-        self._depth: int | None = None
 
     def _limits(self, depth: int | None) -> dict[str, Any]:
         """The search's limits: a depth becomes the engine's own, so that its
         exact endgame applies (a depth passed to a call is honoured as it is)."""
         if depth is None or self.level is not None:
             return {} if depth is None else {"depth": depth}
-        if depth != self._depth:
+        if depth != self.engine.depth:
             endgame = min(depth + DEPTH_ENDGAME_MARGIN, self._max_endgame)
             self.engine.configure(depth=depth, endgame=endgame)
-            self._depth = depth
         return {}
 
     def best(self, board: Board, depth: int | None, on_info: InfoSink) -> _Analysis:
