@@ -155,6 +155,25 @@ def test_analyze_searches_as_the_hints_do_or_full_width() -> None:
     assert 2 * nodes() < nodes("--selective", "0")
 
 
+def test_analyze_bounds_the_moves_far_below_the_best_unless_told() -> None:
+    """As the hints: moves more than --window discs (default 4) below the best
+    are shown as an upper bound (<=); --window 0 scores every move exactly."""
+    corner = "f5d6c3d3c4f4c5b3c2e6c6b4b5d2e3a6c1b1"  # a1 is far the best
+
+    def moves(*extra: str) -> list[str]:
+        proc = run("analyze", corner, "--depth", "6", "--no-book", "--threads", "1", *extra)
+        assert proc.returncode == 0, proc.stderr
+        line = proc.stdout.splitlines()[-1]
+        assert line.startswith("moves (depth 6):")
+        return line.split(":", 1)[1].split()
+
+    windowed, every = moves(), moves("--window", "0")
+    assert windowed[0] == every[0] == "a1" and not windowed[1].startswith("<=")
+    assert sum(token.startswith("<=") for token in windowed) >= 5
+    assert not any(token.startswith("<=") for token in every)
+    assert set(windowed[::2]) == set(every[::2])  # the same moves
+
+
 def test_analyze_solves_an_endgame_exactly(ffo_dir: Path) -> None:
     obf = (ffo_dir / "fforum-1-19.obf").read_text().splitlines()[4].split(";")[0]
     proc = run("analyze", obf)
@@ -170,6 +189,9 @@ def test_analyze_bad_input() -> None:
         ["start", "--time", "-1"],
         ["start", "--selective", "-1"],
         ["start", "--evaluator", "fish", "--selective", "1"],
+        ["start", "--window", "-1"],
+        ["start", "--window", "x"],
+        ["start", "--evaluator", "fish", "--window", "2"],
     ):
         proc = run("analyze", *args)
         assert proc.returncode == 2, args

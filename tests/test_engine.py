@@ -17,6 +17,7 @@ from conftest import random_position, resident_kib, stop_during
 from outflank import PASS, Board, Move, Rules, _core
 from outflank import engine as engine_module
 from outflank.engine import (
+    ANALYSIS_WINDOW,
     LEVELS,
     MODE_EXACT,
     MODE_MID,
@@ -410,8 +411,9 @@ def test_an_iteration_cut_by_the_limit_plays_a_better_move_it_found() -> None:
                     continue
                 assert not analyze and result["aborted"]
                 adopted += 1
-                square, score, searched = result["moves"][0]
-                assert (square, score, searched) == (result["move"], result["score"], True)
+                square, score, searched, upper = result["moves"][0]
+                expected = (result["move"], result["score"], True, False)
+                assert (square, score, searched, upper) == expected
                 assert result["pv"][0] == result["move"]
                 assert result["moves"][1][0] == last_best
     assert adopted >= 1
@@ -589,6 +591,49 @@ def test_analyze_does_not_depend_on_earlier_searches(transcript: str) -> None:
         stopped.search(board, depth=depth + 3, nodes=20_000)
         assert scores(deeper, depth) == fresh
         assert scores(stopped, depth) == fresh
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("seed", range(8))
+def test_a_windowed_analysis_scores_close_moves_exactly_and_bounds_the_rest(
+    seed: int, threads: int
+) -> None:
+    """analysis_window=W: the moves within W discs of the best keep the
+    scores an analysis of every move gives (full width, a fixed depth); each
+    move further below gets an upper bound (MoveScore.upper) that its score
+    respects, at most W below the best."""
+    board = random_position(seed, 36 + seed % 8)
+    window = 2.0
+    every = {m.move: m.score for m in Engine(depth=6, threads=threads).analyze(board)}
+    engine = Engine(depth=6, threads=threads, analysis_window=window)
+    scores = engine.analyze(board)
+    best = max(every.values())
+    assert {m.move for m in scores} == set(every)
+    assert scores[0].score == best and not scores[0].upper
+    for m in scores:
+        if m.upper:
+            assert every[m.move] <= m.score + 1e-9
+            assert m.score <= best - window + 1e-9
+        else:
+            assert m.score == every[m.move]
+        if every[m.move] > best - window + 1e-9:
+            assert not m.upper, m
+
+
+def test_the_analysis_window_is_checked_and_set() -> None:
+    for bad in (0, -1.0, 65, True, "4", float("nan")):
+        with pytest.raises(OutflankError, match="analysis_window"):
+            Engine(analysis_window=bad)
+    engine = Engine(analysis_window=3)
+    assert engine.analysis_window == 3.0
+    with pytest.raises(OutflankError, match="analysis_window"):
+        engine.configure(analysis_window=-2)
+    assert engine.analysis_window == 3.0  # bad input changes nothing
+    engine.configure(analysis_window=None)
+    assert engine.analysis_window is None
+    assert Engine().analysis_window is None  # analyze scores every move exactly
+    assert Engine.for_analysis().analysis_window == ANALYSIS_WINDOW
+    assert Engine.for_analysis(analysis_window=None).analysis_window is None
 
 
 # ---------------------------------------------------- levels and presets

@@ -81,13 +81,16 @@ class SearchResult:
 class MoveScore:
     """One legal move's score (see :meth:`Engine.analyze`) and the depth in
     plies it was searched to (the empties, for an exact score); ``book``:
-    the score is the opening book's (searched offline to ``depth``)."""
+    the score is the opening book's (searched offline to ``depth``);
+    ``upper``: the score is only an upper bound, the move is worse than the
+    best by more than the engine's ``analysis_window``."""
 
     move: Move
     score: float
     exact: bool
     depth: int = 0
     book: bool = False
+    upper: bool = False
 
 
 #: Engine.level(n): evaluator, depth, time (s), exact endgame from, random-move
@@ -140,8 +143,13 @@ PRESETS: Final[dict[str, dict[str, Any]]] = {
 
 _ENGINE_KEYS: Final = (
     "depth", "time", "nodes", "endgame", "random", "selective", "seed", "book", "book_tolerance",
-    "threads", "solve_time", "wld",
+    "threads", "solve_time", "wld", "analysis_window",
 )  # fmt: skip
+
+#: Engine.for_analysis()'s analysis_window (discs): hints and analysis panels
+#: score exactly the moves within this much of the best (docs/engine.md,
+#: "Hints and analysis").
+ANALYSIS_WINDOW: Final = 4.0
 
 
 def _move(square: int) -> Move:
@@ -224,6 +232,13 @@ class Engine:
     that is not proven); a loss or a solve cut short leaves the move to
     the midgame search.
 
+    :meth:`analyze` scores every legal move exactly (for its depth); with
+    ``analysis_window=W`` (discs) a midgame analysis scores exactly only
+    the moves within W of the best, and each move further below by an
+    upper bound (``MoveScore.upper``): it is known to be worse by more than
+    W, which costs a fraction of its exact score. W is in the evaluator's
+    unit (discs for ``default``).
+
     ``threads=N`` (default: every core the process may use) is the number
     of threads each search runs on (the C core splits the tree between
     them, see docs/engine.md), at most the cores the process may use;
@@ -261,6 +276,7 @@ class Engine:
         threads: int | None = None,
         solve_time: float = 1.0,
         wld: int = 0,
+        analysis_window: float | None = None,
         **evaluator_params: Any,
     ) -> None:
         if isinstance(tt_mb, bool) or not isinstance(tt_mb, int) or not 1 <= tt_mb <= 65536:
@@ -286,13 +302,14 @@ class Engine:
         self.selective = 0.0
         self.solve_time = 1.0
         self.wld = 0
+        self.analysis_window: float | None = None
         self.book: Book | None = None
         self.book_tolerance = 0.0
         self._stopped = False
         settings = self._checked_settings(
             depth=depth, time=time, nodes=nodes, endgame=endgame, random=random,
             selective=selective, seed=seed, book=book, book_tolerance=book_tolerance,
-            solve_time=solve_time, wld=wld,
+            solve_time=solve_time, wld=wld, analysis_window=analysis_window,
         )  # fmt: skip
         self._rng = _rng(None)
         self._apply_settings(settings)
@@ -317,11 +334,13 @@ class Engine:
     def for_analysis(cls, **kwargs: Any) -> Engine:
         """The engine behind hints and analysis panels (desktop, terminal and
         web): the ``default`` preset with the opening book, so :meth:`analyze`
-        scores every move with the probable cut-offs the strongest play uses.
-        Measured by the moves it recommends, it beats a full-width analysis
+        scores the moves with the probable cut-offs the strongest play uses,
+        exactly within :data:`ANALYSIS_WINDOW` discs of the best and by an
+        upper bound further below. Measured by the moves it recommends, it
+        beats a full-width analysis and one that scores every move exactly
         at equal time (docs/engine.md, "Hints and analysis"); ``kwargs``
         override its settings as in :meth:`preset`."""
-        return cls.preset("default", **{"book": True, **kwargs})
+        return cls.preset("default", **{"book": True, "analysis_window": ANALYSIS_WINDOW, **kwargs})
 
     @property
     def threads(self) -> int:
@@ -397,6 +416,15 @@ class Engine:
             if isinstance(w, bool) or not isinstance(w, int) or not 0 <= w <= 64:
                 raise OutflankError(f"wld must be a number of empties in 0..64, not {w!r}")
             out["wld"] = w
+        if "analysis_window" in given:
+            w = given["analysis_window"]
+            if w is not None and (
+                isinstance(w, bool) or not isinstance(w, int | float) or not 0 < w <= 64
+            ):
+                raise OutflankError(
+                    f"analysis_window must be None or a number of discs in (0, 64], not {w!r}"
+                )
+            out["analysis_window"] = None if w is None else float(w)
         if given.get("seed") is not None:
             s = given["seed"]
             if isinstance(s, bool) or not isinstance(s, int):
@@ -563,12 +591,16 @@ class Engine:
     def _mid(self, board: Board, depth: int | None, time: float | None, nodes: int | None,
              on_info: Any = None, analyze: bool = False,
              exact: bool = False) -> dict[str, Any]:  # fmt: skip
-        """A midgame search; ``exact``: no probable cut-offs (a Reversi solve)."""
+        """A midgame search; ``exact``: no probable cut-offs (a Reversi solve)
+        and, in analyze mode, every move's exact score."""
         selective = 0 if exact else round(self.selective * 100)
+        window = 0
+        if analyze and not exact and self.analysis_window is not None:
+            window = max(1, round(self._evaluator.scale * self.analysis_window))
         return self._searcher.search(
             board.player, board.opponent, mode=MODE_MID, depth=depth or MAX_DEPTH,
             time=time or 0.0, nodes=nodes or 0, callback=self._callback(on_info),
-            analyze=analyze, selective=selective,
+            analyze=analyze, selective=selective, window=window,
         )  # fmt: skip
 
     def search(
@@ -668,7 +700,7 @@ class Engine:
                 if not raw["aborted"]:
                     return [
                         MoveScore(_move(sq), float(v), True, board.empties)
-                        for sq, v, _ in raw["moves"]
+                        for sq, v, _, _ in raw["moves"]
                     ]
                 # stopped, or out of time: a quick shallow analysis, not a second budget
                 depth, time = min(depth or _FALLBACK_DEPTH, _FALLBACK_DEPTH), None
@@ -678,8 +710,8 @@ class Engine:
     def _mid_scores(self, raw: dict[str, Any]) -> list[MoveScore]:
         """The searched moves of a midgame analysis, in the evaluator's unit."""
         return [
-            MoveScore(_move(sq), self._score(v, False), False, raw["depth"])
-            for sq, v, searched in raw["moves"]
+            MoveScore(_move(sq), self._score(v, False), False, raw["depth"], upper=upper)
+            for sq, v, searched, upper in raw["moves"]
             if searched
         ]
 
@@ -695,7 +727,7 @@ class Engine:
         if raw["aborted"] or raw["depth"] < board.empties:
             return raw, False
         raw["score"] = _core.finished_discs(raw["score"])
-        raw["moves"] = [(sq, _core.finished_discs(v), s) for sq, v, s in raw["moves"]]
+        raw["moves"] = [(sq, _core.finished_discs(v), s, u) for sq, v, s, u in raw["moves"]]
         return raw, True
 
     def solve(

@@ -179,7 +179,8 @@ class TerminalGame:
         if self._hint_engine:
             scores = self._hint_engine.analyze(board.copy())[:3]
             kind = " exact" if scores[0].exact else " (opening book)" if scores[0].book else ""
-            return ", ".join(f"{m.move} ({m.score:+.1f})" for m in scores) + f" discs{kind}"
+            shown = (f"{m.move} ({'<=' if m.upper else ''}{m.score:+.1f})" for m in scores)
+            return ", ".join(shown) + f" discs{kind}"
         if self._hinter is None:
             self._hinter = make_player("greedy")
         return str(self._hinter.choose_move(board.copy()))

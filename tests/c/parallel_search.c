@@ -82,20 +82,31 @@ static int solve(Search *s, u64 P, u64 O, int analyze, RootMove *moves, int *n, 
 }
 
 /* What searcher.c does for a midgame search (iterative deepening), with
- * probable cut-offs at mpc_t / 100 standard deviations (0: none). */
-static int midgame(Search *s, u64 P, u64 O, int depth, int mpc_t, int *best) {
-    RootMove moves[MAX_MOVES], work[MAX_MOVES];
-    int n = search_root_moves(P, O, moves), v = 0;
+ * probable cut-offs at mpc_t / 100 standard deviations (0: none); analyze
+ * as mid_root takes it (0: the best move alone). The root moves, best
+ * first, in moves (their count in *n). */
+static int mid_iterate(Search *s, u64 P, u64 O, int depth, int mpc_t, int analyze,
+                       RootMove *moves, int *n) {
+    RootMove work[MAX_MOVES];
+    int v = 0;
+    *n = search_root_moves(P, O, moves);
     search_begin(s, 0, 0);
     s->mpc_t = mpc_t;
+    s->fresh_cuts = analyze != 0;
     for (int d = 1; d <= depth; ++d) {
-        memcpy(work, moves, sizeof(RootMove) * (size_t)n);
-        int score = mid_root(s, P, O, d, work, n, 0);
+        memcpy(work, moves, sizeof(RootMove) * (size_t)*n);
+        int score = mid_root(s, P, O, d, work, *n, analyze);
         if (ABORTED(s)) break;
-        memcpy(moves, work, sizeof(RootMove) * (size_t)n);
+        memcpy(moves, work, sizeof(RootMove) * (size_t)*n);
         v = score;
     }
     search_end(s);
+    return v;
+}
+
+static int midgame(Search *s, u64 P, u64 O, int depth, int mpc_t, int *best) {
+    RootMove moves[MAX_MOVES];
+    int n, v = mid_iterate(s, P, O, depth, mpc_t, 0, moves, &n);
     *best = moves[0].square;
     return v;
 }
@@ -208,6 +219,34 @@ int main(int argc, char **argv) {
         CHECK(found, "analysis: move %d", moves[i].square);
     }
     printf("analysis: %d moves as one thread scores them\n", n);
+
+    /* a midgame analysis within a window of 2 discs: the moves within it as
+     * one thread scores every move exactly, the others bounded above */
+    parse_obf(MIDGAME, &P, &O);
+    search_clear(s);
+    search_clear(one);
+    mid_iterate(s, P, O, 8, 0, 200, moves, &n);
+    mid_iterate(one, P, O, 8, 0, ANALYZE_EXACT, ref, &m);
+    CHECK(n == m, "windowed analysis: %d moves, not %d", n, m);
+    int bounded = 0;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < m; ++j)
+            if (ref[j].square == moves[i].square) {
+                bounded += moves[i].upper;
+                CHECK(moves[i].upper ? ref[j].score <= moves[i].score
+                                     : ref[j].score == moves[i].score,
+                      "windowed analysis of %d: %d%s, exactly %d", moves[i].square,
+                      moves[i].score, moves[i].upper ? " (bound)" : "", ref[j].score);
+                CHECK(!moves[i].upper || moves[i].score <= ref[0].score - 200,
+                      "windowed analysis of %d: bound %d (best %d)", moves[i].square,
+                      moves[i].score, ref[0].score);
+                CHECK(!moves[i].upper || ref[j].score <= ref[0].score - 200,
+                      "windowed analysis of %d: bounded, exactly %d (best %d)",
+                      moves[i].square, ref[j].score, ref[0].score);
+            }
+    CHECK(moves[0].score == ref[0].score && bounded > 0, "windowed analysis: best %d, not %d",
+          moves[0].score, ref[0].score);
+    printf("windowed analysis: %d moves, %d bounded\n", n, bounded);
 
     /* stopped from another thread */
     parse_obf(BIG, &P, &O);

@@ -18,6 +18,7 @@ import pygame
 import pytest
 
 from outflank.board import BLACK, WHITE, Board, parse_square, square_name
+from outflank.engine import Engine
 from outflank.gui.ai import AISpec, EngineLike, make_engine
 from outflank.gui.app import App
 from outflank.gui.render import Renderer
@@ -114,6 +115,18 @@ def test_hint_scores_the_legal_moves(make_app: Callable[..., App]) -> None:
     assert all(best.score >= h.score for h in app.hints)
     click(app, "f5")  # playing clears the hint
     assert app.hints == []
+
+
+def test_the_hint_engine_is_the_analysis_engine() -> None:
+    # the default AI and the hints: Engine.for_analysis (the book, the window)
+    engine = make_engine(AISpec("preset", preset="default"), threads=1)
+    reference = Engine.for_analysis(threads=1)
+    assert engine.book is not None and engine.analysis_window == reference.analysis_window
+    assert (engine.selective, engine.endgame, engine.wld) == (
+        reference.selective,
+        reference.endgame,
+        reference.wld,
+    )
 
 
 def test_a_move_during_a_hint_search_drops_the_hint(make_app: Callable[..., App]) -> None:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from outflank.board import BLACK, WHITE, Board, parse_square
 from outflank.gui.animation import FlipAnimation
 from outflank.gui.layout import compute_layout
-from outflank.gui.render import PALETTE, HintMark, Renderer, Scene
+from outflank.gui.render import PALETTE, HintMark, Renderer, Scene, _fmt_score
 
 # After f5 d6 c3: white to move; black c3 d4 e4 e5 f5, white d5 d6.
 POSITION = Board.from_transcript("f5d6c3")
@@ -95,6 +95,16 @@ def test_markers_last_move_and_hint(tmp_path: Path) -> None:
     edge = layout.square_rect(legal[0])
     found = {tuple(image.get_at((edge.left + i, edge.top + 3)))[:3] for i in range(4, 10)}
     assert PALETTE["hint"] in found  # the best move's frame
+
+
+def test_hint_scores_read_as_discs_and_bounds_as_at_most() -> None:
+    assert _fmt_score(4.0, False) == "+4"
+    assert _fmt_score(-2.5, False) == "-2.5"
+    assert _fmt_score(12.0, True) == "+12"
+    # a move worse than the best by more than the analysis window: "at most",
+    # rounded up so that the shown number is still a bound
+    assert _fmt_score(23.77, False, upper=True) == "\u2264+24"
+    assert _fmt_score(-5.2, False, upper=True) == "\u2264-5"
 
 
 def test_end_screen_and_flip_animation_draw(tmp_path: Path) -> None:

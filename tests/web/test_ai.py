@@ -78,6 +78,17 @@ def test_hints_score_every_legal_move(client: TestClient) -> None:
     assert client.get(f"/api/games/{game_id}/hints", params={"ply": 99}).status_code == 400
 
 
+def test_hints_bound_the_moves_far_below_the_best(client: TestClient) -> None:
+    # a1 is far the best: the others are only bounded ("upper"), at most
+    # the analysis window (4 discs) below it, which costs far less than their scores
+    game_id, _, _ = new_game(client, start="f5d6c3d3c4f4c5b3c2e6c6b4b5d2e3a6c1b1")
+    hints = client.get(f"/api/games/{game_id}/hints").json()["moves"]
+    best = hints[0]
+    assert best["move"] == "a1" and not best["upper"] and not best["book"]
+    bounded = [h for h in hints if h["upper"]]
+    assert bounded and all(h["score"] <= best["score"] - 4 + 1e-9 for h in bounded)
+
+
 def test_evaluations_cover_every_position(client: TestClient) -> None:
     game_id, _, _ = new_game(client, start="f5d6c3d3")
     values = client.get(f"/api/games/{game_id}/evaluations").json()["values"]

@@ -493,6 +493,17 @@ def test_hints_leave_when_the_replay_steps_on(server: str, page: Any) -> None:
     assert page.locator("text.hint").count() == 0
 
 
+def test_hints_far_below_the_best_read_as_at_most(server: str, page: Any) -> None:
+    # a1 is far the best: the other moves are bounded, shown as "at most"
+    _new_game(page, server, "human", start="f5d6c3d3c4f4c5b3c2e6c6b4b5d2e3a6c1b1")
+    page.click("#btn-hint")
+    page.wait_for_selector("text.hint")
+    assert not page.text_content("text[data-hint=a1]").startswith("\u2264")
+    bounded = [t for t in page.locator("text.hint").all_text_contents() if t.startswith("\u2264")]
+    assert bounded and all(int(t[1:]) <= 30 for t in bounded)
+    assert "best is a1" in page.text_content("#status")
+
+
 def test_undo_is_off_until_you_have_a_move_to_take_back(server: str, page: Any) -> None:
     """As white against the computer: its opening is not yours to undo."""
     _new_game(page, server, "greedy", color="white")

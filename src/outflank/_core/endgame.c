@@ -1200,7 +1200,7 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
     int empties = 64 - bb_count(P | O);
     int best = -SCORE_INF, a = alpha;
     int root_pv[MAX_PLY], root_pv_len = 0;
-    for (int i = 0; i < n; ++i) moves[i].searched = 0;
+    for (int i = 0; i < n; ++i) moves[i].searched = moves[i].upper = 0;
     for (int i = 0; i < n; ++i) {
         if ((i > 0 || analyze) && i + 1 < n && empties >= END_SPLIT_MIN && par_can_split(s)) {
             SplitPoint sp;
@@ -1345,7 +1345,7 @@ int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int
 int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n) {
     int estimate = end_prepare(s, P, O, alpha, beta, moves, n, SEL_MIN);
     if (ABORTED(s)) return estimate;
-    int v = end_root(s, P, O, alpha, beta, moves, n, 1);
+    int v = end_root(s, P, O, alpha, beta, moves, n, ANALYZE_EXACT);
     if (ABORTED(s)) return moves[0].searched ? moves[0].score : estimate;
     return v;
 }

@@ -191,6 +191,7 @@ void par_root_record(SplitPoint *sp, const Search *t, RootMove *rm, int v, int f
     sp_lock(sp);
     rm->score = v;
     rm->searched = 1;
+    rm->upper = !full;
     if (v > sp->best) {
         sp->best = v;
         if (full) {
@@ -199,7 +200,10 @@ void par_root_record(SplitPoint *sp, const Search *t, RootMove *rm, int v, int f
             sp->line[0] = rm->square;
             sp->line_len = 1;
         }
-        if (!sp->analyze && v > sp->alpha) sp->alpha = v;
+        if (sp->analyze)
+            sp->alpha = analysis_floor(sp->alpha, v, sp->analyze);
+        else if (v > sp->alpha)
+            sp->alpha = v;
         if (!sp->analyze && sp->alpha >= sp->beta) par_cut(sp, t);
     }
     sp_unlock(sp);

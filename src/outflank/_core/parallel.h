@@ -130,10 +130,11 @@ void par_node_record(SplitPoint *sp, const Search *t, int v, int sq, int beta, i
  * root is cut off or every move has been handed out. */
 int par_root_claim(SplitPoint *sp, int *alpha);
 
-/* Record root move rm's score v at sp, searched by thread t: full if with
- * a full window (t's line from ply 1 is then the move's line), else only
- * the move is known. Outside analyze mode the window's lower end rises to
- * v, and the root is cut off when it reaches beta. */
+/* Record root move rm's score v at sp, searched by thread t: full if it
+ * is exact (t's line from ply 1 is then the move's line), else it is an
+ * upper bound and only the move is known. Outside analyze mode the
+ * window's lower end rises to v, and the root is cut off when it reaches
+ * beta; in analyze mode it rises to analysis_floor (search.h). */
 void par_root_record(SplitPoint *sp, const Search *t, RootMove *rm, int v, int full);
 
 /* Abort every thread of the search (a limit or stop()). */

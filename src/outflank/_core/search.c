@@ -156,12 +156,12 @@ int search_root_moves(u64 P, u64 O, RootMove *moves) {
     int n = 0;
     if (!m) {
         if (!bb_moves(O, P)) return 0;
-        moves[0] = (RootMove){MOVE_PASS, -SCORE_INF, 0, 0};
+        moves[0] = (RootMove){MOVE_PASS, -SCORE_INF, 0, 0, 0};
         return 1;
     }
     for (; m; m &= m - 1) {
         int sq = bb_first(m);
-        moves[n++] = (RootMove){sq, -SCORE_INF, 0, bb_flips(P, O, sq)};
+        moves[n++] = (RootMove){sq, -SCORE_INF, 0, bb_flips(P, O, sq), 0};
     }
     return n;
 }
@@ -525,8 +525,9 @@ static void mid_root_run(Search *t, SplitPoint *sp) {
         int d = rm->square == MOVE_PASS ? depth : depth - 1;
         int v, full = 1;
         ++t->nodes;
-        if (analyze) {
+        if (analyze) { /* a: the analysis floor, raised by par_root_record */
             v = -mid_search(t, nP, nO, MOVES_UNKNOWN, d, -beta, -a, 1, 1);
+            full = v > a;
         } else {
             v = -mid_search(t, nP, nO, MOVES_UNKNOWN, d, -a - 1, -a, 1, 0);
             full = 0;
@@ -545,10 +546,12 @@ int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int ana
     int alpha = -SCORE_INF + 1, beta = SCORE_INF;
     int best = -SCORE_INF;
     int root_pv[MAX_PLY], root_pv_len = 0;
-    for (int i = 0; i < n; ++i) moves[i].searched = 0;
+    for (int i = 0; i < n; ++i) moves[i].searched = moves[i].upper = 0;
     features_enter(s, P, O, 0);
     for (int i = 0; i < n; ++i) {
-        if ((i > 0 || analyze) && i + 1 < n && depth >= MID_SPLIT_MIN && par_can_split(s)) {
+        /* a window's analysis splits after its first move, which sets the floor */
+        if ((i > 0 || analyze == ANALYZE_EXACT) && i + 1 < n && depth >= MID_SPLIT_MIN &&
+            par_can_split(s)) {
             SplitPoint sp;
             sp.run = mid_root_run;
             sp.P = P;
@@ -561,7 +564,7 @@ int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int ana
             sp.moves = moves;
             sp.n = n;
             sp.next = i;
-            sp.alpha = alpha;
+            sp.alpha = analyze ? analysis_floor(alpha, best, analyze) : alpha;
             sp.best = best;
             sp.best_move = MOVE_NONE;
             memcpy(sp.line, root_pv, (size_t)root_pv_len * sizeof(int));
@@ -578,10 +581,10 @@ int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int ana
         u64 nP = O & ~rm->flips, nO = P | rm->flips | bit;
         features_root_child(s, rm);
         int d = rm->square == MOVE_PASS ? depth : depth - 1; /* a pass uses up no depth */
-        int v;
+        int v, lo = analyze ? analysis_floor(alpha, best, analyze) : alpha;
         ++s->nodes;
         if (analyze || i == 0) {
-            v = -mid_search(s, nP, nO, MOVES_UNKNOWN, d, -beta, -alpha, 1, 1);
+            v = -mid_search(s, nP, nO, MOVES_UNKNOWN, d, -beta, -lo, 1, 1);
         } else {
             v = -mid_search(s, nP, nO, MOVES_UNKNOWN, d, -alpha - 1, -alpha, 1, 0);
             if (v > alpha && !ABORTED(s))
@@ -590,6 +593,7 @@ int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int ana
         if (ABORTED(s)) break;
         rm->score = v;
         rm->searched = 1;
+        rm->upper = v <= lo;
         if (v > best) {
             best = v;
             root_line_record(s, rm->square, root_pv, &root_pv_len);

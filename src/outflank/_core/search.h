@@ -49,10 +49,25 @@ typedef struct {
 
 typedef struct {
     int square; /* 0..63 or MOVE_PASS */
-    int score;  /* last score (exact in analyze mode, a bound otherwise) */
+    int score;  /* last score: exact, or an upper bound when upper is set */
     int searched;
     u64 flips;
+    int upper; /* the score is only an upper bound (the move failed low) */
 } RootMove;
+
+/* mid_root's and end_root's analyze argument: 0 for the best move alone
+ * (principal-variation search); ANALYZE_EXACT for every move's exact
+ * score; any other positive value W for exact scores where they are
+ * within W of the best and an upper bound below that (the move is known
+ * to be worse by more than W, which costs far less than its score). */
+#define ANALYZE_EXACT (1 << 30)
+
+/* The lower end of a root move's window in analyze mode, given the best
+ * score so far: best - window where that is above alpha (never overflows:
+ * alpha is negative, window positive). */
+static inline int analysis_floor(int alpha, int best, int window) {
+    return window < ANALYZE_EXACT && best > alpha + window ? best - window : alpha;
+}
 
 struct Par;
 struct SplitPoint;
@@ -163,9 +178,10 @@ static inline int final_discs(u64 P, u64 O) {
 /* Root moves of (P, O) in the given array; returns how many (0 if none). */
 int search_root_moves(u64 P, u64 O, RootMove *moves);
 
-/* One midgame iteration at depth: scores root moves (a full window for each
- * when analyze is set, PVS otherwise), sorts them best first and returns the
- * best score. On abort, the moves searched so far keep their scores. */
+/* One midgame iteration at depth: scores root moves (in analyze mode each
+ * with a window from analysis_floor up, PVS otherwise), sorts them best
+ * first and returns the best score. On abort, the moves searched so far
+ * keep their scores. */
 /* Root bookkeeping shared by mid_root and end_root: remember the line of a
  * new best root move (its square, then the child's PV), and once the root
  * loop ends, sink unsearched moves, publish the best line as pv[0] and sort

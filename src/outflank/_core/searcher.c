@@ -207,8 +207,9 @@ static PyObject *moves_list(const RootMove *moves, int n) {
     PyObject *list = PyList_New(n);
     if (!list) return NULL;
     for (int i = 0; i < n; ++i) {
-        PyObject *t = Py_BuildValue("(iiO)", moves[i].square, moves[i].score,
-                                    moves[i].searched ? Py_True : Py_False);
+        PyObject *t = Py_BuildValue("(iiOO)", moves[i].square, moves[i].score,
+                                    moves[i].searched ? Py_True : Py_False,
+                                    moves[i].searched && moves[i].upper ? Py_True : Py_False);
         if (!t) {
             Py_DECREF(list);
             return NULL;
@@ -220,18 +221,22 @@ static PyObject *moves_list(const RootMove *moves, int n) {
 
 PyDoc_STRVAR(search_doc,
              "search(player, opponent, mode=0, depth=60, time=0.0, nodes=0,\n"
-             "       callback=None, analyze=False, selective=0) -> dict\n\n"
+             "       callback=None, analyze=False, selective=0, window=0) -> dict\n\n"
              "mode 0: iterative deepening to depth on evaluator scores; 1: exact\n"
              "endgame (disc difference); 2: win/draw/loss (-1, 0, +1 bounds); 3:\n"
              "probable endgame score (selective search with probable cut-offs); 4:\n"
              "probable win/draw/loss (mode 3's search with mode 2's window).\n"
              "time (seconds) and nodes of 0 mean no limit. callback(depth, score,\n"
              "nodes, elapsed, pv) is called after every completed iteration with the\n"
-             "GIL held. analyze scores every root move with a full window.\n"
+             "GIL held. analyze scores every root move: exactly, or (mode 0 with\n"
+             "window > 0) exactly where within window of the best and as an upper\n"
+             "bound below that.\n"
              "selective > 0 (mode 0, default evaluator): probable cut-offs where a\n"
              "shallow search clears the window by selective / 100 standard\n"
              "deviations of its error. The dict holds move, score, pv, depth,\n"
-             "nodes, elapsed, aborted, moves, threads (the threads it ran on).");
+             "nodes, elapsed, aborted, moves ((square, score, searched, upper) each,\n"
+             "best first; upper: the score is only an upper bound), threads (the\n"
+             "threads it ran on).");
 
 /* An iteration cut by the time limit may already have found a better move:
  * the last iteration's best (moves[0]) was searched first, with a full
@@ -252,6 +257,7 @@ static int adopt_better_move(RootMove *moves, const RootMove *work, int n, int *
     RootMove better = moves[j];
     memmove(moves + 1, moves, sizeof(RootMove) * (size_t)j);
     better.score = work[0].score;
+    better.upper = 0; /* searched with a full window: exact */
     moves[0] = better;
     *score = better.score;
     return 1;
@@ -283,15 +289,15 @@ static double soft_share(int same_best, int depth) {
 
 static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"player", "opponent", "mode", "depth", "time",
-                             "nodes", "callback", "analyze", "selective", NULL};
+                             "nodes", "callback", "analyze", "selective", "window", NULL};
     u64 P, O;
-    int mode = MODE_MID, depth = 60, analyze = 0, selective = 0;
+    int mode = MODE_MID, depth = 60, analyze = 0, selective = 0, window = 0;
     double time_limit = 0;
     unsigned long long node_limit = 0;
     PyObject *callback = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&|iidKOpi:search", kwlist, py_to_bitboard,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&|iidKOpii:search", kwlist, py_to_bitboard,
                                      &P, py_to_bitboard, &O, &mode, &depth, &time_limit,
-                                     &node_limit, &callback, &analyze, &selective))
+                                     &node_limit, &callback, &analyze, &selective, &window))
         return NULL;
     if (!py_check_disjoint(P, O) || !ready(self)) return NULL;
     if (mode < MODE_MID || mode > MODE_PROBABLE_WLD) {
@@ -308,6 +314,11 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     }
     if (selective < 0 || selective > 1000) {
         PyErr_Format(PyExc_ValueError, "selective must be in 0..1000, not %d", selective);
+        return NULL;
+    }
+    if (window < 0 || window >= ANALYZE_EXACT) {
+        PyErr_Format(PyExc_ValueError, "window must be in 0..%d, not %d", ANALYZE_EXACT - 1,
+                     window);
         return NULL;
     }
     if (callback != Py_None && !PyCallable_Check(callback)) {
@@ -332,13 +343,14 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
         /* probable cut-offs: only the default evaluator's errors were measured */
         s->mpc_t = s->ev.kind == EVAL_DEFAULT ? selective : 0;
         s->fresh_cuts = analyze;
+        int root_mode = analyze ? (window ? window : ANALYZE_EXACT) : 0;
         int base_t = s->mpc_t, stage = 0;
         int best_before = -1, same_best = 0; /* iterations in a row with the same best move */
         for (int d = 1; d <= depth; ++d) {
             memcpy(work, moves, sizeof(RootMove) * (size_t)n);
             int v;
             Py_BEGIN_ALLOW_THREADS
-            v = mid_root(s, P, O, d, work, n, analyze);
+            v = mid_root(s, P, O, d, work, n, root_mode);
             Py_END_ALLOW_THREADS
             if (ABORTED(s)) {
                 aborted = 1;

@@ -6,7 +6,7 @@ import argparse
 
 from outflank.book.names import opening_name
 from outflank.commands.common import add_threads_option, board_argument, interruptible
-from outflank.engine import Engine, SearchInfo, check_limits
+from outflank.engine import Engine, MoveScore, SearchInfo, check_limits
 from outflank.errors import OutflankError
 from outflank.evaluation import EVALUATORS
 
@@ -53,11 +53,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="probable cut-offs at this many standard deviations, with the default evaluator"
         " (default: the default preset's 0.8; 0 searches full width)",
     )
+    parser.add_argument(
+        "--window",
+        type=float,
+        default=None,
+        help="score exactly the moves within this many discs of the best and the others by an"
+        " upper bound (<=), with the default evaluator (default: the hints' 4; 0 scores every"
+        " move exactly)",
+    )
     add_threads_option(parser, "every core this process may use")
 
 
 def _fmt_score(score: float) -> str:
     return f"{score:+.2f}" if score != int(score) else f"{score:+.0f}"
+
+
+def _fmt_move_score(item: MoveScore) -> str:
+    """A move and its score; an upper bound as ``<=``."""
+    return f"{item.move} {'<=' if item.upper else ''}{_fmt_score(item.score)}"
 
 
 def _info(info: SearchInfo) -> None:
@@ -75,12 +88,16 @@ def _engine(args: argparse.Namespace) -> Engine:
     if args.evaluator != "default":
         if args.selective:
             raise OutflankError("--selective works with the default evaluator only")
+        if args.window:
+            raise OutflankError("--window works with the default evaluator only")
         return Engine(args.evaluator, endgame=args.endgame, threads=args.threads)
-    given = {
+    given: dict[str, object] = {
         key: value
         for key, value in (("endgame", args.endgame), ("selective", args.selective))
         if value is not None
     }
+    if args.window is not None:
+        given["analysis_window"] = args.window or None  # 0: every move exactly
     return Engine.for_analysis(book=not args.no_book, threads=args.threads, **given)
 
 
@@ -118,5 +135,5 @@ def run(args: argparse.Namespace) -> int:
         on_interrupt=engine.stop,
     )  # fmt: skip
     reach = "exact" if scores[0].exact else f"depth {scores[0].depth}"
-    print(f"moves ({reach}):", "  ".join(f"{s.move} {_fmt_score(s.score)}" for s in scores))
+    print(f"moves ({reach}):", "  ".join(_fmt_move_score(s) for s in scores))
     return 0

@@ -170,9 +170,9 @@ def make_engine(spec: AISpec, threads: int | None = None) -> EngineLike:
     if spec.kind == "level":
         return Engine.level(spec.level, threads=threads)
     if spec.kind == "preset":
-        # the strong default (and the hints) play the opening from the book
-        book = {"book": True} if spec.preset == "default" else {}
-        return Engine.preset(spec.preset, threads=threads, **dict(spec.tuning), **book)
+        if spec.preset == "default":  # the strong default is the hints' engine too
+            return Engine.for_analysis(threads=threads, **dict(spec.tuning))
+        return Engine.preset(spec.preset, threads=threads, **dict(spec.tuning))
     raise OutflankError("no AI chosen: there is no engine to make")
 
 

@@ -423,6 +423,7 @@ class App:
                     float(ms.score),
                     bool(getattr(ms, "exact", False)),
                     bool(getattr(ms, "book", False)),
+                    bool(getattr(ms, "upper", False)),
                 )
                 for ms in result.value
                 if ms.move.square is not None

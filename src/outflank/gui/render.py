@@ -59,6 +59,7 @@ class HintMark:
     score: float
     exact: bool = False
     book: bool = False  # the opening book's score
+    upper: bool = False  # only an upper bound: worse than the best by more than the window
 
 
 @dataclass(slots=True)
@@ -85,7 +86,9 @@ class Scene:
     keys_help: Sequence[str] = ()
 
 
-def _fmt_score(score: float, exact: bool) -> str:
+def _fmt_score(score: float, exact: bool, upper: bool = False) -> str:
+    if upper:  # "at most", rounded up so that it stays a bound
+        return f"\u2264{math.ceil(score):+d}"
     if exact or float(score).is_integer():
         return f"{score:+.0f}"
     return f"{score:+.1f}"
@@ -293,7 +296,7 @@ class Renderer:
             size = max(10, int(sq * (0.42 if rank == 0 else 0.34)))
             self.text(
                 surface,
-                _fmt_score(hint.score, hint.exact),
+                _fmt_score(hint.score, hint.exact, hint.upper),
                 size,
                 colour,
                 rect.center,

@@ -276,9 +276,10 @@ class Thinker:
     def analyze(
         self, board: Board, depth: int | None, time: float, cancel: Cancel | None = None
     ) -> list[dict[str, Any]]:
-        """Every legal move's score, best first (side-to-move view); ``cancel``
-        stops the search (and raises :class:`Cancelled`). In the opening book
-        (Othello rules) the book's moves, at once."""
+        """Every legal move's score, best first (side-to-move view; ``upper``:
+        only a bound, see :meth:`Engine.analyze`); ``cancel`` stops the
+        search (and raises :class:`Cancelled`). In the opening book (Othello
+        rules) the book's moves, at once."""
         engine = self._analysis_engine()
         limits: dict[str, Any] = {"time": min(time, self.time_cap)}  # engine-side bound
         if depth is not None:
@@ -290,6 +291,7 @@ class Thinker:
                 "score": _num(item.score),
                 "exact": bool(item.exact),
                 "book": bool(item.book),
+                "upper": bool(item.upper),
             }
             for item in scores
         ]

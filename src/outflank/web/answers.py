@@ -153,6 +153,11 @@ class Hint(_Answer):
     score: float | None
     exact: bool = False
     book: bool = False
+    upper: bool = Field(
+        default=False,
+        description="the score is only an upper bound: the move is worse than the best by "
+        "more than the analysis window",
+    )
 
 
 class Hints(_Answer):

@@ -10,9 +10,11 @@ export const squareName = (sq) => FILES[sq % 8] + (Math.floor(sq / 8) + 1);
 export const squareIndex = (name) => FILES.indexOf(name[0]) + 8 * (Number(name[1]) - 1);
 
 // A hint's score as the board and the status line show it: whole discs when
-// exact or large, else one decimal.
-export const hintScore = (v, exact) =>
-  (v > 0 ? "+" : "") + (Math.abs(v) >= 10 || exact ? Math.round(v) : v.toFixed(1));
+// exact or large, else one decimal; an upper bound (a move worse than the best
+// by more than the analysis window) as "at most", rounded up.
+const signed = (v) => (v > 0 ? "+" : "") + v;
+export const hintScore = (v, exact, upper = false) =>
+  upper ? "\u2264" + signed(Math.ceil(v)) : signed(Math.abs(v) >= 10 || exact ? Math.round(v) : v.toFixed(1));
 
 function el(tag, attrs = {}, parent = null) {
   const node = document.createElementNS(NS, tag);
@@ -154,7 +156,7 @@ export class BoardView {
           stroke: h.score === best ? "#fff" : "none", "stroke-width": 2,
         }, this.markLayer);
         const text = el("text", { class: "hint", x: cx, y: cy, fill: "#fff", "data-hint": h.move }, this.topLayer);
-        text.textContent = hintScore(h.score, h.exact);
+        text.textContent = hintScore(h.score, h.exact, h.upper);
       }
     }
   }
