@@ -620,6 +620,25 @@ def test_a_windowed_analysis_scores_close_moves_exactly_and_bounds_the_rest(
             assert not m.upper, m
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_windowed_endgame_analysis_solves_close_moves_and_bounds_the_rest(seed: int) -> None:
+    """The same window in an exact analysis (whole discs): the moves within
+    4 discs of the best solved exactly, the others bounded above."""
+    board = random_position(200 + seed, 12 + seed % 3)
+    every = {m.move: m.score for m in Engine(threads=1).analyze(board)}
+    scores = Engine(threads=1, analysis_window=4).analyze(board)
+    best = max(every.values())
+    assert {m.move for m in scores} == set(every) and all(m.exact for m in scores)
+    assert scores[0].score == best and not scores[0].upper
+    for m in scores:
+        if m.upper:
+            assert every[m.move] <= m.score <= best - 4
+        else:
+            assert m.score == every[m.move]
+        if every[m.move] > best - 4:  # within the window: never only bounded
+            assert not m.upper, m
+
+
 def test_the_analysis_window_is_checked_and_set() -> None:
     for bad in (0, -1.0, 65, True, "4", float("nan")):
         with pytest.raises(OutflankError, match="analysis_window"):

@@ -693,14 +693,16 @@ class Engine:
                     if not exact:  # a limit came first: its deepest analysis
                         return self._mid_scores(raw)
                 else:
+                    window = self.analysis_window
                     raw = self._searcher.search(
                         board.player, board.opponent, mode=MODE_EXACT, time=time or 0.0,
                         nodes=nodes or 0, analyze=True,
+                        window=0 if window is None else max(1, math.ceil(window)),
                     )  # fmt: skip
                 if not raw["aborted"]:
                     return [
-                        MoveScore(_move(sq), float(v), True, board.empties)
-                        for sq, v, _, _ in raw["moves"]
+                        MoveScore(_move(sq), float(v), True, board.empties, upper=upper)
+                        for sq, v, _, upper in raw["moves"]
                     ]
                 # stopped, or out of time: a quick shallow analysis, not a second budget
                 depth, time = min(depth or _FALLBACK_DEPTH, _FALLBACK_DEPTH), None

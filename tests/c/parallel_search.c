@@ -67,14 +67,15 @@ static void *read_file(const char *path, size_t *len) {
     return buf;
 }
 
-/* What searcher.c does for an exact solve. */
+/* What searcher.c does for an exact solve; analyze 1 scores every move
+ * exactly, analyze W > 1 within a window of W discs. */
 static int solve(Search *s, u64 P, u64 O, int analyze, RootMove *moves, int *n, double time_limit,
                  uint64_t node_limit) {
     *n = search_root_moves(P, O, moves);
     search_begin(s, time_limit, node_limit);
     EvalState saved;
     end_enter(s, &saved);
-    int v = analyze ? end_analyze(s, P, O, -64, 64, moves, *n)
+    int v = analyze ? end_analyze(s, P, O, -64, 64, moves, *n, analyze > 1 ? analyze : 0)
                     : end_solve(s, P, O, -64, 64, moves, *n);
     end_leave(s, &saved);
     search_end(s);
@@ -109,6 +110,39 @@ static int midgame(Search *s, u64 P, u64 O, int depth, int mpc_t, int *best) {
     int n, v = mid_iterate(s, P, O, depth, mpc_t, 0, moves, &n);
     *best = moves[0].square;
     return v;
+}
+
+/* A windowed analysis (moves, n) against every move's exact score (ref, m,
+ * best first): the same moves, the same score where not bounded, and each
+ * bound above the move's score and at least window below the best. Returns
+ * how many moves were bounded, or -1 (after a message) if one is wrong. */
+static int check_windowed(const char *what, const RootMove *moves, int n, const RootMove *ref,
+                          int m, int window) {
+    if (n != m) {
+        fprintf(stderr, "FAIL: %s: %d moves, not %d\n", what, n, m);
+        return -1;
+    }
+    int bounded = 0;
+    for (int i = 0; i < n; ++i) {
+        int j = 0;
+        while (j < m && ref[j].square != moves[i].square) ++j;
+        int exact = j < m ? ref[j].score : 0, best = ref[0].score;
+        int ok = j < m && (moves[i].upper ? exact <= moves[i].score &&
+                                                moves[i].score <= best - window
+                                          : exact == moves[i].score);
+        if (!ok) {
+            fprintf(stderr, "FAIL: %s of %d: %d%s, exactly %d (best %d)\n", what,
+                    moves[i].square, moves[i].score, moves[i].upper ? " (bound)" : "", exact,
+                    best);
+            return -1;
+        }
+        bounded += moves[i].upper;
+    }
+    if (moves[0].score != ref[0].score) {
+        fprintf(stderr, "FAIL: %s: best %d, not %d\n", what, moves[0].score, ref[0].score);
+        return -1;
+    }
+    return bounded;
 }
 
 static double now(void) {
@@ -220,33 +254,25 @@ int main(int argc, char **argv) {
     }
     printf("analysis: %d moves as one thread scores them\n", n);
 
-    /* a midgame analysis within a window of 2 discs: the moves within it as
-     * one thread scores every move exactly, the others bounded above */
+    /* analyses within a window (2 discs in the midgame, 4 in a solve): the
+     * moves within it as one thread scores every move exactly, the others
+     * bounded above */
     parse_obf(MIDGAME, &P, &O);
     search_clear(s);
     search_clear(one);
     mid_iterate(s, P, O, 8, 0, 200, moves, &n);
     mid_iterate(one, P, O, 8, 0, ANALYZE_EXACT, ref, &m);
-    CHECK(n == m, "windowed analysis: %d moves, not %d", n, m);
-    int bounded = 0;
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < m; ++j)
-            if (ref[j].square == moves[i].square) {
-                bounded += moves[i].upper;
-                CHECK(moves[i].upper ? ref[j].score <= moves[i].score
-                                     : ref[j].score == moves[i].score,
-                      "windowed analysis of %d: %d%s, exactly %d", moves[i].square,
-                      moves[i].score, moves[i].upper ? " (bound)" : "", ref[j].score);
-                CHECK(!moves[i].upper || moves[i].score <= ref[0].score - 200,
-                      "windowed analysis of %d: bound %d (best %d)", moves[i].square,
-                      moves[i].score, ref[0].score);
-                CHECK(!moves[i].upper || ref[j].score <= ref[0].score - 200,
-                      "windowed analysis of %d: bounded, exactly %d (best %d)",
-                      moves[i].square, ref[j].score, ref[0].score);
-            }
-    CHECK(moves[0].score == ref[0].score && bounded > 0, "windowed analysis: best %d, not %d",
-          moves[0].score, ref[0].score);
-    printf("windowed analysis: %d moves, %d bounded\n", n, bounded);
+    int bounded = check_windowed("midgame analysis", moves, n, ref, m, 200);
+    CHECK(bounded > 0, "midgame analysis: %d moves bounded", bounded);
+    printf("windowed midgame analysis: %d moves, %d bounded\n", n, bounded);
+    parse_obf(SOLVES[2].obf, &P, &O);
+    search_clear(s);
+    search_clear(one);
+    solve(s, P, O, 4, moves, &n, 0, 0);
+    solve(one, P, O, 1, ref, &m, 0, 0);
+    bounded = check_windowed("endgame analysis", moves, n, ref, m, 4);
+    CHECK(bounded > 0, "endgame analysis: %d moves bounded", bounded);
+    printf("windowed endgame analysis: %d moves, %d bounded\n", n, bounded);
 
     /* stopped from another thread */
     parse_obf(BIG, &P, &O);

@@ -1178,8 +1178,9 @@ static void end_root_run(Search *t, SplitPoint *sp) {
         int ce = pass ? empties : empties - 1;
         int v, full = 1;
         ++t->nodes;
-        if (analyze) {
+        if (analyze) { /* a: the analysis floor, raised by par_root_record */
             v = -end_pvs(t, nP, nO, -beta, -a, ce, 1);
+            full = v > a;
         } else {
             v = -end_nws(t, nP, nO, -a - 1, ce, MOVES_UNKNOWN);
             full = 0;
@@ -1202,12 +1203,14 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
     int root_pv[MAX_PLY], root_pv_len = 0;
     for (int i = 0; i < n; ++i) moves[i].searched = moves[i].upper = 0;
     for (int i = 0; i < n; ++i) {
-        if ((i > 0 || analyze) && i + 1 < n && empties >= END_SPLIT_MIN && par_can_split(s)) {
+        /* a window's analysis splits after its first move, which sets the floor */
+        if ((i > 0 || analyze == ANALYZE_EXACT) && i + 1 < n && empties >= END_SPLIT_MIN &&
+            par_can_split(s)) {
             SplitPoint sp;
             sp.run = end_root_run;
             sp.P = P;
             sp.O = O;
-            sp.alpha = analyze ? alpha : a;
+            sp.alpha = analyze ? analysis_floor(alpha, best, analyze) : a;
             sp.beta = beta;
             sp.depth = empties;
             sp.analyze = analyze;
@@ -1230,10 +1233,10 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
         u64 bit = pass ? 0 : 1ULL << rm->square;
         u64 nP = O & ~rm->flips, nO = P | rm->flips | bit;
         int ce = pass ? empties : empties - 1;
-        int v;
+        int v, lo = analyze ? analysis_floor(alpha, best, analyze) : a;
         ++s->nodes;
         if (analyze || i == 0) {
-            v = -end_pvs(s, nP, nO, -beta, -(analyze ? alpha : a), ce, 1);
+            v = -end_pvs(s, nP, nO, -beta, -lo, ce, 1);
         } else {
             v = -end_nws(s, nP, nO, -a - 1, ce, MOVES_UNKNOWN);
             if (v > a && v < beta && !ABORTED(s)) v = -end_pvs(s, nP, nO, -beta, -a, ce, 1);
@@ -1245,6 +1248,7 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
 #endif
         rm->score = v;
         rm->searched = 1;
+        rm->upper = v <= lo && lo > -64; /* the solver's scores are -64..64 */
         if (v > best) {
             best = v;
             root_line_record(s, rm->square, root_pv, &root_pv_len);
@@ -1342,10 +1346,11 @@ int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int
     return v;
 }
 
-int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n) {
+int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n,
+                int window) {
     int estimate = end_prepare(s, P, O, alpha, beta, moves, n, SEL_MIN);
     if (ABORTED(s)) return estimate;
-    int v = end_root(s, P, O, alpha, beta, moves, n, ANALYZE_EXACT);
+    int v = end_root(s, P, O, alpha, beta, moves, n, window > 0 ? window : ANALYZE_EXACT);
     if (ABORTED(s)) return moves[0].searched ? moves[0].score : estimate;
     return v;
 }

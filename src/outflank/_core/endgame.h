@@ -29,8 +29,11 @@ int end_root_aspire(Search *s, u64 P, u64 O, int alpha, int beta, int estimate, 
  * aborted, the best estimate so far (moves[0] is the best move known). */
 int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n);
 /* The same preparation, then every root move scored exactly (a full window
- * each): the analyze mode. When aborted, the same kind of estimate. */
-int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n);
+ * each; with window > 0 discs, exactly only where within window of the
+ * best, an upper bound below: see ANALYZE_EXACT in search.h): the analyze
+ * mode. When aborted, the same kind of estimate. */
+int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n,
+                int window);
 /* The pre-search and the selective passes alone, at any number of empties:
  * a probable exact score, far cheaper than the proof (it labels training
  * positions). The same conventions; moves[0] is the best move found. */

@@ -228,9 +228,9 @@ PyDoc_STRVAR(search_doc,
              "probable win/draw/loss (mode 3's search with mode 2's window).\n"
              "time (seconds) and nodes of 0 mean no limit. callback(depth, score,\n"
              "nodes, elapsed, pv) is called after every completed iteration with the\n"
-             "GIL held. analyze scores every root move: exactly, or (mode 0 with\n"
-             "window > 0) exactly where within window of the best and as an upper\n"
-             "bound below that.\n"
+             "GIL held. analyze scores every root move: exactly, or (window > 0,\n"
+             "in the mode's unit: the evaluator's in mode 0, discs in mode 1)\n"
+             "exactly where within window of the best and as an upper bound below.\n"
              "selective > 0 (mode 0, default evaluator): probable cut-offs where a\n"
              "shallow search clears the window by selective / 100 standard\n"
              "deviations of its error. The dict holds move, score, pv, depth,\n"
@@ -405,7 +405,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
         end_enter(s, &saved);
         int probable = mode == MODE_PROBABLE || mode == MODE_PROBABLE_WLD;
         score = probable  ? end_probable(s, P, O, alpha, beta, moves, n)
-                : analyze ? end_analyze(s, P, O, alpha, beta, moves, n)
+                : analyze ? end_analyze(s, P, O, alpha, beta, moves, n, window)
                           : end_solve(s, P, O, alpha, beta, moves, n);
         end_leave(s, &saved);
         Py_END_ALLOW_THREADS
