@@ -235,8 +235,8 @@ PyDoc_STRVAR(search_doc,
              "shallow search clears the window by selective / 100 standard\n"
              "deviations of its error. The dict holds move, score, pv, depth,\n"
              "nodes, elapsed, aborted, moves ((square, score, searched, upper) each,\n"
-             "best first; upper: the score is only an upper bound), threads (the\n"
-             "threads it ran on).");
+             "best first; upper, in analyze mode: the score is only an upper\n"
+             "bound), threads (the threads it ran on).");
 
 /* An iteration cut by the time limit may already have found a better move:
  * the last iteration's best (moves[0]) was searched first, with a full

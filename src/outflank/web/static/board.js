@@ -155,7 +155,8 @@ export class BoardView {
           class: "hint-bg", cx, cy, r: 23, fill: `hsla(${hue}, 80%, 45%, ${h.score === best ? 0.95 : 0.7})`,
           stroke: h.score === best ? "#fff" : "none", "stroke-width": 2,
         }, this.markLayer);
-        const text = el("text", { class: "hint", x: cx, y: cy, fill: "#fff", "data-hint": h.move }, this.topLayer);
+        const kind = h.upper ? "hint upper" : "hint"; // a bound: smaller, it says "at most"
+        const text = el("text", { class: kind, x: cx, y: cy, fill: "#fff", "data-hint": h.move }, this.topLayer);
         text.textContent = hintScore(h.score, h.exact, h.upper);
       }
     }
