@@ -623,7 +623,8 @@ def test_a_windowed_analysis_scores_close_moves_exactly_and_bounds_the_rest(
 @pytest.mark.parametrize("seed", range(6))
 def test_a_windowed_endgame_analysis_solves_close_moves_and_bounds_the_rest(seed: int) -> None:
     """The same window in an exact analysis (whole discs): the moves within
-    4 discs of the best solved exactly, the others bounded above."""
+    4 discs of the best solved exactly, the others bounded above; and with
+    multipv=2 the two best solved."""
     board = random_position(200 + seed, 12 + seed % 3)
     every = {m.move: m.score for m in Engine(threads=1).analyze(board)}
     scores = Engine(threads=1, analysis_window=4).analyze(board)
@@ -637,6 +638,44 @@ def test_a_windowed_endgame_analysis_solves_close_moves_and_bounds_the_rest(seed
             assert m.score == every[m.move]
         if every[m.move] > best - 4:  # within the window: never only bounded
             assert not m.upper, m
+    second = sorted(every.values(), reverse=True)[min(2, len(every)) - 1]
+    for m in Engine(threads=1).analyze(board, multipv=2):  # the two best, solved
+        assert m.exact and (
+            every[m.move] <= m.score <= second if m.upper else m.score == every[m.move]
+        )
+        assert not m.upper or every[m.move] < best or second == best  # the best is solved
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(("seed", "empties"), [(0, 40), (1, 34), (2, 44), (3, 24), (4, 28)])
+def test_multipv_scores_the_k_best_moves_exactly_and_bounds_the_rest(
+    seed: int, empties: int, threads: int
+) -> None:
+    """analyze(multipv=k): the k best moves with the scores an analysis of
+    every move gives them (full width at a fixed depth, or solved), the
+    others bounded above by the k-th best score."""
+    board = random_position(300 + seed, empties)
+    every = sorted((m.score for m in Engine(depth=6, threads=threads).analyze(board)), reverse=True)
+    exact = {m.move: m.score for m in Engine(depth=6, threads=threads).analyze(board)}
+    for k in (1, 2, 3):
+        scores = Engine(depth=6, threads=threads).analyze(board, multipv=k)
+        assert {m.move for m in scores} == set(exact)
+        kth = every[min(k, len(every)) - 1]
+        assert sum(not m.upper for m in scores) >= min(k, len(every))
+        for m in scores:
+            if m.upper:
+                assert exact[m.move] <= m.score <= kth
+            else:
+                assert m.score == exact[m.move]
+            if exact[m.move] > kth:  # among the k best: never only bounded
+                assert not m.upper, (k, m)
+
+
+def test_multipv_is_checked() -> None:
+    board = Board.from_transcript("f5d6c3d3c4")
+    for bad in (0, 65, -1, True, 2.0, "3"):
+        with pytest.raises(OutflankError, match="multipv"):
+            Engine(depth=2).analyze(board, multipv=bad)
 
 
 def test_the_analysis_window_is_checked_and_set() -> None:

@@ -589,18 +589,18 @@ class Engine:
         return report
 
     def _mid(self, board: Board, depth: int | None, time: float | None, nodes: int | None,
-             on_info: Any = None, analyze: bool = False,
-             exact: bool = False) -> dict[str, Any]:  # fmt: skip
+             on_info: Any = None, analyze: bool = False, exact: bool = False,
+             multipv: int | None = None) -> dict[str, Any]:  # fmt: skip
         """A midgame search; ``exact``: no probable cut-offs (a Reversi solve)
         and, in analyze mode, every move's exact score."""
         selective = 0 if exact else round(self.selective * 100)
-        window = 0
-        if analyze and not exact and self.analysis_window is not None:
-            window = max(1, round(self._evaluator.scale * self.analysis_window))
+        bounds = {}
+        if analyze and not exact:
+            bounds = self._analysis_bounds(multipv, self._evaluator.scale)
         return self._searcher.search(
             board.player, board.opponent, mode=MODE_MID, depth=depth or MAX_DEPTH,
             time=time or 0.0, nodes=nodes or 0, callback=self._callback(on_info),
-            analyze=analyze, selective=selective, window=window,
+            analyze=analyze, selective=selective, **bounds,
         )  # fmt: skip
 
     def search(
@@ -674,9 +674,24 @@ class Engine:
             return self._result(raw, exact=False)
 
     def analyze(
-        self, board: Board, depth: int | None = None, time: float | None = None
+        self,
+        board: Board,
+        depth: int | None = None,
+        time: float | None = None,
+        *,
+        multipv: int | None = None,
     ) -> list[MoveScore]:
-        """Every legal move's score, best first (exact in a solvable endgame)."""
+        """Every legal move's score, best first (exact in a solvable endgame).
+
+        Scores are exact for their depth, except that a move more than the
+        engine's ``analysis_window`` below the best gets only an upper bound
+        (``MoveScore.upper``). ``multipv=k`` instead scores exactly the k
+        best moves and bounds the others (as engines answer a request for k
+        hints): far cheaper than every move's score."""
+        if multipv is not None and (
+            isinstance(multipv, bool) or not isinstance(multipv, int) or not 1 <= multipv <= 64
+        ):
+            raise OutflankError(f"multipv must be an int in 1..64, not {multipv!r}")
         depth_in_call = depth is not None
         depth, time, nodes, own_limits = self._limits(depth, time, None)
         with self._locked():
@@ -693,11 +708,9 @@ class Engine:
                     if not exact:  # a limit came first: its deepest analysis
                         return self._mid_scores(raw)
                 else:
-                    window = self.analysis_window
                     raw = self._searcher.search(
                         board.player, board.opponent, mode=MODE_EXACT, time=time or 0.0,
-                        nodes=nodes or 0, analyze=True,
-                        window=0 if window is None else max(1, math.ceil(window)),
+                        nodes=nodes or 0, analyze=True, **self._analysis_bounds(multipv, 1.0),
                     )  # fmt: skip
                 if not raw["aborted"]:
                     return [
@@ -707,7 +720,18 @@ class Engine:
                 # stopped, or out of time: a quick shallow analysis, not a second budget
                 depth, time = min(depth or _FALLBACK_DEPTH, _FALLBACK_DEPTH), None
                 self._searcher.reset_stop()
-            return self._mid_scores(self._mid(board, depth, time, nodes, analyze=True))
+            raw = self._mid(board, depth, time, nodes, analyze=True, multipv=multipv)
+            return self._mid_scores(raw)
+
+    def _analysis_bounds(self, multipv: int | None, scale: float) -> dict[str, int]:
+        """The core's arguments for the moves an analysis scores exactly: the
+        ``multipv`` best, or those within the engine's ``analysis_window``
+        (discs, times ``scale`` for the core's unit), or (none) every move."""
+        if multipv is not None:
+            return {"multipv": multipv}
+        if self.analysis_window is None:
+            return {}
+        return {"window": max(1, math.ceil(scale * self.analysis_window))}
 
     def _mid_scores(self, raw: dict[str, Any]) -> list[MoveScore]:
         """The searched moves of a midgame analysis, in the evaluator's unit."""

@@ -176,10 +176,11 @@ class _EngineAnalyst(_Analyst):
         best = self.best(board, depth, on_info)
         if n <= 1 or best.move.is_pass or self.halted.is_set():  # stopped: no second search
             return [best]
-        scores = self.engine.analyze(board.copy(), **self._limits(depth))
+        # the n best exactly, the others only bounded (far cheaper than every score)
+        scores = self.engine.analyze(board.copy(), **self._limits(depth), multipv=n)
         out = [best]
         for ms in scores:
-            if ms.move != best.move and len(out) < n:
+            if ms.move != best.move and not ms.upper and len(out) < n:
                 depth = ms.depth if ms.book else best.depth
                 out.append(
                     _Analysis(ms.move, float(ms.score), depth, [ms.move], ms.exact, book=ms.book)

@@ -68,14 +68,15 @@ static void *read_file(const char *path, size_t *len) {
 }
 
 /* What searcher.c does for an exact solve; analyze 1 scores every move
- * exactly, analyze W > 1 within a window of W discs. */
+ * exactly, W > 1 within a window of W discs, -k the k best moves. */
 static int solve(Search *s, u64 P, u64 O, int analyze, RootMove *moves, int *n, double time_limit,
                  uint64_t node_limit) {
     *n = search_root_moves(P, O, moves);
     search_begin(s, time_limit, node_limit);
     EvalState saved;
     end_enter(s, &saved);
-    int v = analyze ? end_analyze(s, P, O, -64, 64, moves, *n, analyze > 1 ? analyze : 0)
+    int v = analyze ? end_analyze(s, P, O, -64, 64, moves, *n,
+                                  analyze == 1 ? ANALYZE_EXACT : analyze)
                     : end_solve(s, P, O, -64, 64, moves, *n);
     end_leave(s, &saved);
     search_end(s);
@@ -112,12 +113,14 @@ static int midgame(Search *s, u64 P, u64 O, int depth, int mpc_t, int *best) {
     return v;
 }
 
-/* A windowed analysis (moves, n) against every move's exact score (ref, m,
- * best first): the same moves, the same score where not bounded, and each
- * bound above the move's score and at least window below the best. Returns
- * how many moves were bounded, or -1 (after a message) if one is wrong. */
+/* An analysis within a window or of the k best moves (moves, n) against
+ * every move's exact score (ref, m, best first): the same moves, the same
+ * score where not bounded, each bound above the move's score and at most
+ * limit (the best minus the window, or the k-th best score), and at least
+ * `exact` moves exact. Returns how many moves were bounded, or -1 (after a
+ * message) if one is wrong. */
 static int check_windowed(const char *what, const RootMove *moves, int n, const RootMove *ref,
-                          int m, int window) {
+                          int m, int limit, int exact_at_least) {
     if (n != m) {
         fprintf(stderr, "FAIL: %s: %d moves, not %d\n", what, n, m);
         return -1;
@@ -127,8 +130,7 @@ static int check_windowed(const char *what, const RootMove *moves, int n, const 
         int j = 0;
         while (j < m && ref[j].square != moves[i].square) ++j;
         int exact = j < m ? ref[j].score : 0, best = ref[0].score;
-        int ok = j < m && (moves[i].upper ? exact <= moves[i].score &&
-                                                moves[i].score <= best - window
+        int ok = j < m && (moves[i].upper ? exact <= moves[i].score && moves[i].score <= limit
                                           : exact == moves[i].score);
         if (!ok) {
             fprintf(stderr, "FAIL: %s of %d: %d%s, exactly %d (best %d)\n", what,
@@ -138,8 +140,9 @@ static int check_windowed(const char *what, const RootMove *moves, int n, const 
         }
         bounded += moves[i].upper;
     }
-    if (moves[0].score != ref[0].score) {
-        fprintf(stderr, "FAIL: %s: best %d, not %d\n", what, moves[0].score, ref[0].score);
+    if (moves[0].score != ref[0].score || n - bounded < exact_at_least) {
+        fprintf(stderr, "FAIL: %s: best %d, not %d; %d exact\n", what, moves[0].score,
+                ref[0].score, n - bounded);
         return -1;
     }
     return bounded;
@@ -262,15 +265,20 @@ int main(int argc, char **argv) {
     search_clear(one);
     mid_iterate(s, P, O, 8, 0, 200, moves, &n);
     mid_iterate(one, P, O, 8, 0, ANALYZE_EXACT, ref, &m);
-    int bounded = check_windowed("midgame analysis", moves, n, ref, m, 200);
+    int bounded = check_windowed("midgame analysis", moves, n, ref, m, ref[0].score - 200, 1);
     CHECK(bounded > 0, "midgame analysis: %d moves bounded", bounded);
     printf("windowed midgame analysis: %d moves, %d bounded\n", n, bounded);
+    search_clear(s);
+    mid_iterate(s, P, O, 8, 0, -3, moves, &n); /* the 3 best */
+    bounded = check_windowed("multi-PV analysis", moves, n, ref, m, ref[2].score, 3);
+    CHECK(bounded > 0, "multi-PV analysis: %d moves bounded", bounded);
+    printf("midgame analysis of the 3 best: %d moves, %d bounded\n", n, bounded);
     parse_obf(SOLVES[2].obf, &P, &O);
     search_clear(s);
     search_clear(one);
     solve(s, P, O, 4, moves, &n, 0, 0);
     solve(one, P, O, 1, ref, &m, 0, 0);
-    bounded = check_windowed("endgame analysis", moves, n, ref, m, 4);
+    bounded = check_windowed("endgame analysis", moves, n, ref, m, ref[0].score - 4, 1);
     CHECK(bounded > 0, "endgame analysis: %d moves bounded", bounded);
     printf("windowed endgame analysis: %d moves, %d bounded\n", n, bounded);
 

@@ -1210,7 +1210,7 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
             sp.run = end_root_run;
             sp.P = P;
             sp.O = O;
-            sp.alpha = analyze ? analysis_floor(alpha, best, analyze) : a;
+            sp.alpha = analyze ? analysis_floor(moves, n, alpha, best, analyze) : a;
             sp.beta = beta;
             sp.depth = empties;
             sp.analyze = analyze;
@@ -1233,7 +1233,7 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
         u64 bit = pass ? 0 : 1ULL << rm->square;
         u64 nP = O & ~rm->flips, nO = P | rm->flips | bit;
         int ce = pass ? empties : empties - 1;
-        int v, lo = analyze ? analysis_floor(alpha, best, analyze) : a;
+        int v, lo = analyze ? analysis_floor(moves, n, alpha, best, analyze) : a;
         ++s->nodes;
         if (analyze || i == 0) {
             v = -end_pvs(s, nP, nO, -beta, -lo, ce, 1);
@@ -1350,7 +1350,7 @@ int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, i
                 int window) {
     int estimate = end_prepare(s, P, O, alpha, beta, moves, n, SEL_MIN);
     if (ABORTED(s)) return estimate;
-    int v = end_root(s, P, O, alpha, beta, moves, n, window > 0 ? window : ANALYZE_EXACT);
+    int v = end_root(s, P, O, alpha, beta, moves, n, window);
     if (ABORTED(s)) return moves[0].searched ? moves[0].score : estimate;
     return v;
 }

@@ -28,10 +28,10 @@ int end_root_aspire(Search *s, u64 P, u64 O, int alpha, int beta, int estimate, 
  * estimate, then end_root_aspire. Returns the score in discs; when
  * aborted, the best estimate so far (moves[0] is the best move known). */
 int end_solve(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n);
-/* The same preparation, then every root move scored exactly (a full window
- * each; with window > 0 discs, exactly only where within window of the
- * best, an upper bound below: see ANALYZE_EXACT in search.h): the analyze
- * mode. When aborted, the same kind of estimate. */
+/* The same preparation, then the root moves scored as mid_root's analyze
+ * argument says, here window (not 0; a window in discs): every move
+ * exactly (ANALYZE_EXACT, search.h), within a window, or the k best. The
+ * analyze mode. When aborted, the same kind of estimate. */
 int end_analyze(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int n,
                 int window);
 /* The pre-search and the selective passes alone, at any number of empties:

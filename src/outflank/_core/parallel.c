@@ -200,11 +200,12 @@ void par_root_record(SplitPoint *sp, const Search *t, RootMove *rm, int v, int f
             sp->line[0] = rm->square;
             sp->line_len = 1;
         }
-        if (sp->analyze)
-            sp->alpha = analysis_floor(sp->alpha, v, sp->analyze);
-        else if (v > sp->alpha)
-            sp->alpha = v;
+        if (!sp->analyze && v > sp->alpha) sp->alpha = v;
         if (!sp->analyze && sp->alpha >= sp->beta) par_cut(sp, t);
+    }
+    if (sp->analyze) { /* the floor rises with the best (a window) or the k-th best */
+        int floor = analysis_floor(sp->moves, sp->n, sp->alpha, sp->best, sp->analyze);
+        if (floor > sp->alpha) sp->alpha = floor;
     }
     sp_unlock(sp);
 }

@@ -134,7 +134,8 @@ int par_root_claim(SplitPoint *sp, int *alpha);
  * is exact (t's line from ply 1 is then the move's line), else it is an
  * upper bound and only the move is known. Outside analyze mode the
  * window's lower end rises to v, and the root is cut off when it reaches
- * beta; in analyze mode it rises to analysis_floor (search.h). */
+ * beta; in analyze mode it rises to analysis_floor (search.h) of the
+ * root's moves. */
 void par_root_record(SplitPoint *sp, const Search *t, RootMove *rm, int v, int full);
 
 /* Abort every thread of the search (a limit or stop()). */

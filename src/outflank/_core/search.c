@@ -564,7 +564,7 @@ int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int ana
             sp.moves = moves;
             sp.n = n;
             sp.next = i;
-            sp.alpha = analyze ? analysis_floor(alpha, best, analyze) : alpha;
+            sp.alpha = analyze ? analysis_floor(moves, n, alpha, best, analyze) : alpha;
             sp.best = best;
             sp.best_move = MOVE_NONE;
             memcpy(sp.line, root_pv, (size_t)root_pv_len * sizeof(int));
@@ -581,7 +581,7 @@ int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int ana
         u64 nP = O & ~rm->flips, nO = P | rm->flips | bit;
         features_root_child(s, rm);
         int d = rm->square == MOVE_PASS ? depth : depth - 1; /* a pass uses up no depth */
-        int v, lo = analyze ? analysis_floor(alpha, best, analyze) : alpha;
+        int v, lo = analyze ? analysis_floor(moves, n, alpha, best, analyze) : alpha;
         ++s->nodes;
         if (analyze || i == 0) {
             v = -mid_search(s, nP, nO, MOVES_UNKNOWN, d, -beta, -lo, 1, 1);

@@ -57,16 +57,34 @@ typedef struct {
 
 /* mid_root's and end_root's analyze argument: 0 for the best move alone
  * (principal-variation search); ANALYZE_EXACT for every move's exact
- * score; any other positive value W for exact scores where they are
- * within W of the best and an upper bound below that (the move is known
- * to be worse by more than W, which costs far less than its score). */
+ * score; a positive value W for exact scores where they are within W of
+ * the best and an upper bound below that (the move is known to be worse
+ * by more than W, which costs far less than its score); a negative value
+ * -k for the k best moves' exact scores and upper bounds for the others
+ * (multi-PV). */
 #define ANALYZE_EXACT (1 << 30)
 
-/* The lower end of a root move's window in analyze mode, given the best
- * score so far: best - window where that is above alpha (never overflows:
- * alpha is negative, window positive). */
-static inline int analysis_floor(int alpha, int best, int window) {
-    return window < ANALYZE_EXACT && best > alpha + window ? best - window : alpha;
+/* The lower end of the next root move's window in analyze mode (see
+ * ANALYZE_EXACT), given the moves searched so far in this iteration (their
+ * searched and upper flags) and the best score among them: best - W for a
+ * window W where that is above alpha, the k-th best exact score for -k
+ * where k are known, else alpha. Never below alpha, never overflows
+ * (alpha is negative, W positive). */
+static inline int analysis_floor(const RootMove *moves, int n, int alpha, int best,
+                                 int analyze) {
+    if (analyze >= ANALYZE_EXACT || analyze == 0) return alpha;
+    if (analyze > 0) return best > alpha + analyze ? best - analyze : alpha;
+    int k = -analyze, top[MAX_MOVES], have = 0; /* the k best exact scores, best first */
+    for (int i = 0; i < n; ++i) {
+        if (!moves[i].searched || moves[i].upper) continue;
+        int v = moves[i].score, j = have < k ? have++ : k;
+        while (j > 0 && top[j - 1] < v) {
+            if (j < k) top[j] = top[j - 1];
+            --j;
+        }
+        if (j < k) top[j] = v;
+    }
+    return have == k && top[k - 1] > alpha ? top[k - 1] : alpha;
 }
 
 struct Par;

@@ -221,7 +221,8 @@ static PyObject *moves_list(const RootMove *moves, int n) {
 
 PyDoc_STRVAR(search_doc,
              "search(player, opponent, mode=0, depth=60, time=0.0, nodes=0,\n"
-             "       callback=None, analyze=False, selective=0, window=0) -> dict\n\n"
+             "       callback=None, analyze=False, selective=0, window=0, multipv=0)\n"
+             "       -> dict\n\n"
              "mode 0: iterative deepening to depth on evaluator scores; 1: exact\n"
              "endgame (disc difference); 2: win/draw/loss (-1, 0, +1 bounds); 3:\n"
              "probable endgame score (selective search with probable cut-offs); 4:\n"
@@ -230,7 +231,8 @@ PyDoc_STRVAR(search_doc,
              "nodes, elapsed, pv) is called after every completed iteration with the\n"
              "GIL held. analyze scores every root move: exactly, or (window > 0,\n"
              "in the mode's unit: the evaluator's in mode 0, discs in mode 1)\n"
-             "exactly where within window of the best and as an upper bound below.\n"
+             "exactly where within window of the best and as an upper bound below,\n"
+             "or (multipv > 0) exactly for the multipv best moves only.\n"
              "selective > 0 (mode 0, default evaluator): probable cut-offs where a\n"
              "shallow search clears the window by selective / 100 standard\n"
              "deviations of its error. The dict holds move, score, pv, depth,\n"
@@ -289,15 +291,17 @@ static double soft_share(int same_best, int depth) {
 
 static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"player", "opponent", "mode", "depth", "time",
-                             "nodes", "callback", "analyze", "selective", "window", NULL};
+                             "nodes",  "callback", "analyze", "selective", "window",
+                             "multipv", NULL};
     u64 P, O;
-    int mode = MODE_MID, depth = 60, analyze = 0, selective = 0, window = 0;
+    int mode = MODE_MID, depth = 60, analyze = 0, selective = 0, window = 0, multipv = 0;
     double time_limit = 0;
     unsigned long long node_limit = 0;
     PyObject *callback = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&|iidKOpii:search", kwlist, py_to_bitboard,
-                                     &P, py_to_bitboard, &O, &mode, &depth, &time_limit,
-                                     &node_limit, &callback, &analyze, &selective, &window))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&O&|iidKOpiii:search", kwlist,
+                                     py_to_bitboard, &P, py_to_bitboard, &O, &mode, &depth,
+                                     &time_limit, &node_limit, &callback, &analyze, &selective,
+                                     &window, &multipv))
         return NULL;
     if (!py_check_disjoint(P, O) || !ready(self)) return NULL;
     if (mode < MODE_MID || mode > MODE_PROBABLE_WLD) {
@@ -321,6 +325,13 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
                      window);
         return NULL;
     }
+    if (multipv < 0 || multipv > MAX_MOVES || (multipv && window)) {
+        PyErr_Format(PyExc_ValueError, "multipv must be in 0..%d, and not with a window",
+                     MAX_MOVES);
+        return NULL;
+    }
+    /* mid_root's and end_analyze's analyze argument (search.h) */
+    int root_mode = !analyze ? 0 : multipv ? -multipv : window ? window : ANALYZE_EXACT;
     if (callback != Py_None && !PyCallable_Check(callback)) {
         PyErr_SetString(PyExc_TypeError, "callback must be callable");
         return NULL;
@@ -343,7 +354,6 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
         /* probable cut-offs: only the default evaluator's errors were measured */
         s->mpc_t = s->ev.kind == EVAL_DEFAULT ? selective : 0;
         s->fresh_cuts = analyze;
-        int root_mode = analyze ? (window ? window : ANALYZE_EXACT) : 0;
         int base_t = s->mpc_t, stage = 0;
         int best_before = -1, same_best = 0; /* iterations in a row with the same best move */
         for (int d = 1; d <= depth; ++d) {
@@ -405,7 +415,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
         end_enter(s, &saved);
         int probable = mode == MODE_PROBABLE || mode == MODE_PROBABLE_WLD;
         score = probable  ? end_probable(s, P, O, alpha, beta, moves, n)
-                : analyze ? end_analyze(s, P, O, alpha, beta, moves, n, window)
+                : analyze ? end_analyze(s, P, O, alpha, beta, moves, n, root_mode)
                           : end_solve(s, P, O, alpha, beta, moves, n);
         end_leave(s, &saved);
         Py_END_ALLOW_THREADS
