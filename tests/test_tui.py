@@ -142,3 +142,15 @@ def test_the_opening_is_named_and_hints_come_from_the_book() -> None:
     assert "discs (opening book)" in out.split("> f5")[0]  # the first hint
     assert out.count("opening: Perpendicular") == 1  # once, as the game enters it
     assert out.index("opening: Perpendicular") < out.index("opening: Tiger")
+
+
+def test_a_midgame_hint_gives_the_three_best_moves_scored_exactly() -> None:
+    transcript = "f5d6c3d3c4f4c5b3c2e6c6b4b5d2e3a6c1b1"  # a1 is then far the best
+    moves = [transcript[i : i + 2] for i in range(0, len(transcript), 2)]
+    proc = play("\n".join([*moves, "hint", "quit"]) + "\n", "--white", "human")
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if "hint: " in x)
+    hint = line.split("hint: ")[1]
+    shown = hint.removesuffix(" discs").split(", ")
+    assert len(shown) == 3 and shown[0].startswith("a1 (+") and "<=" not in hint
+    assert "book" not in hint

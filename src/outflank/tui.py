@@ -164,7 +164,7 @@ class TerminalGame:
 
     # ------------------------------------------------------------ actions
     def hints(self) -> str:
-        """The suggested moves, best first, with their scores in discs
+        """The three best moves, best first, with their scores in discs
         (:meth:`Engine.for_analysis`; greedy's move when it is not built)."""
         board = self.board
         if board.must_pass():
@@ -177,10 +177,11 @@ class TerminalGame:
             except ImportError:
                 self._hint_engine = False
         if self._hint_engine:
-            scores = self._hint_engine.analyze(board.copy())[:3]
+            # the three best, each scored exactly (multi-PV: the others are only bounded)
+            analysis = self._hint_engine.analyze(board.copy(), multipv=3)
+            scores = [m for m in analysis if not m.upper][:3]
             kind = " exact" if scores[0].exact else " (opening book)" if scores[0].book else ""
-            shown = (f"{m.move} ({'<=' if m.upper else ''}{m.score:+.1f})" for m in scores)
-            return ", ".join(shown) + f" discs{kind}"
+            return ", ".join(f"{m.move} ({m.score:+.1f})" for m in scores) + f" discs{kind}"
         if self._hinter is None:
             self._hinter = make_player("greedy")
         return str(self._hinter.choose_move(board.copy()))
