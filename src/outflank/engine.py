@@ -83,7 +83,8 @@ class MoveScore:
     plies it was searched to (the empties, for an exact score); ``book``:
     the score is the opening book's (searched offline to ``depth``);
     ``upper``: the score is only an upper bound, the move is worse than the
-    best by more than the engine's ``analysis_window``."""
+    best by more than the engine's ``analysis_window`` (or, asked for the
+    ``multipv`` best, not among them)."""
 
     move: Move
     score: float
@@ -233,11 +234,11 @@ class Engine:
     the midgame search.
 
     :meth:`analyze` scores every legal move exactly (for its depth); with
-    ``analysis_window=W`` (discs) a midgame analysis scores exactly only
-    the moves within W of the best, and each move further below by an
-    upper bound (``MoveScore.upper``): it is known to be worse by more than
-    W, which costs a fraction of its exact score. W is in the evaluator's
-    unit (discs for ``default``).
+    ``analysis_window=W`` (discs; the evaluator's unit for the other
+    evaluators' midgame) an analysis scores exactly only the moves within
+    W of the best, and each move further below by an upper bound
+    (``MoveScore.upper``): it is known to be worse by more than W, which
+    costs a fraction of its exact score (``Engine.for_analysis`` uses 4).
 
     ``threads=N`` (default: every core the process may use) is the number
     of threads each search runs on (the C core splits the tree between
