@@ -1180,7 +1180,7 @@ static void end_root_run(Search *t, SplitPoint *sp) {
         ++t->nodes;
         if (analyze) { /* a: the analysis floor, raised by par_root_record */
             v = -end_pvs(t, nP, nO, -beta, -a, ce, 1);
-            full = v > a;
+            full = v > a || a <= -64; /* -64 is exact: no score lies below it */
         } else {
             v = -end_nws(t, nP, nO, -a - 1, ce, MOVES_UNKNOWN);
             full = 0;
@@ -1248,7 +1248,7 @@ int end_root(Search *s, u64 P, u64 O, int alpha, int beta, RootMove *moves, int 
 #endif
         rm->score = v;
         rm->searched = 1;
-        rm->upper = v <= lo && lo > -64; /* the solver's scores are -64..64 */
+        rm->upper = v <= lo && lo > -64; /* -64 is exact: no score lies below it */
         if (v > best) {
             best = v;
             root_line_record(s, rm->square, root_pv, &root_pv_len);

@@ -196,10 +196,6 @@ static inline int final_discs(u64 P, u64 O) {
 /* Root moves of (P, O) in the given array; returns how many (0 if none). */
 int search_root_moves(u64 P, u64 O, RootMove *moves);
 
-/* One midgame iteration at depth: scores root moves (in analyze mode each
- * with a window from analysis_floor up, PVS otherwise), sorts them best
- * first and returns the best score. On abort, the moves searched so far
- * keep their scores. */
 /* Root bookkeeping shared by mid_root and end_root: remember the line of a
  * new best root move (its square, then the child's PV), and once the root
  * loop ends, sink unsearched moves, publish the best line as pv[0] and sort
@@ -207,6 +203,10 @@ int search_root_moves(u64 P, u64 O, RootMove *moves);
 void root_line_record(const Search *s, int square, int *line, int *len);
 void root_finish(Search *s, RootMove *moves, int n, const int *line, int len);
 
+/* One midgame iteration at depth: scores root moves (in analyze mode each
+ * with a window from analysis_floor up, PVS otherwise), sorts them best
+ * first and returns the best score. On abort, the moves searched so far
+ * keep their scores. */
 int mid_root(Search *s, u64 P, u64 O, int depth, RootMove *moves, int n, int analyze);
 
 /* A null-window midgame search below the root (no PV), for probable
