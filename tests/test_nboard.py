@@ -356,7 +356,7 @@ def test_a_depth_searches_selectively_and_solves_from_eight_empties_more() -> No
     finally:
         engine.close()
     analyst = nboard._EngineAnalyst(book=False)
-    analyst._limits(16)
+    analyst._use_depth(16)
     assert (analyst.engine.depth, analyst.engine.endgame, analyst.engine.time) == (16, 18, None)
     assert analyst.engine.selective == 1.5  # as the depth-bound top levels
 

@@ -143,15 +143,13 @@ class _EngineAnalyst(_Analyst):
         self.level = level
         self._max_endgame = int(PRESETS["default"]["endgame"])
 
-    def _limits(self, depth: int | None) -> dict[str, Any]:
-        """The search's limits: a depth becomes the engine's own, so that its
-        exact endgame applies (a depth passed to a call is honoured as it is)."""
-        if depth is None or self.level is not None:
-            return {} if depth is None else {"depth": depth}
-        if depth != self.engine.depth:
+    def _use_depth(self, depth: int | None) -> None:
+        """Make the GUI's depth the engine's own, so that its exact endgame
+        applies (a depth passed to a call would be honoured as it is). A
+        level never gets one: the server replaces it on ``set depth``."""
+        if depth is not None and self.level is None and depth != self.engine.depth:
             endgame = min(depth + DEPTH_ENDGAME_MARGIN, self._max_endgame)
             self.engine.configure(depth=depth, endgame=endgame)
-        return {}
 
     def best(self, board: Board, depth: int | None, on_info: InfoSink) -> _Analysis:
         def info(i: Any) -> None:
@@ -166,7 +164,8 @@ class _EngineAnalyst(_Analyst):
             pv = [picked.move, *self.engine.book.line(after)]
             entry = self.engine.book.probe(board)
             return _Analysis(picked.move, picked.value, entry.depth, pv, book=True)
-        res = self.engine.search(board.copy(), on_info=info, **self._limits(depth))
+        self._use_depth(depth)
+        res = self.engine.search(board.copy(), on_info=info)
         return _Analysis(
             res.best_move, float(res.score), int(res.depth), list(res.pv), bool(res.exact),
             book=res.book,
@@ -177,7 +176,8 @@ class _EngineAnalyst(_Analyst):
         if n <= 1 or best.move.is_pass or self.halted.is_set():  # stopped: no second search
             return [best]
         # the n best exactly, the others only bounded (far cheaper than every score)
-        scores = self.engine.analyze(board.copy(), **self._limits(depth), multipv=n)
+        self._use_depth(depth)
+        scores = self.engine.analyze(board.copy(), multipv=n)
         out = [best]
         for ms in scores:
             if ms.move != best.move and not ms.upper and len(out) < n:
